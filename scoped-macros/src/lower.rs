@@ -1,0 +1,91 @@
+//! Lowering: a checked [`Invocation`] into calls of the runtime's loop
+//! nests, reached through the facade's hidden path `::scoped::__private`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::{Expr, Pat};
+
+use crate::parse::{Invocation, Kind, Place, Request};
+
+/// The expression that replaces `inv`.
+pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
+    let group = strip_reference(&inv.group);
+    let closure = &inv.closure;
+    let span = inv.name.span();
+    let function = match (inv.kind, inv.wait) {
+        (Kind::DistributeItems, false) => "distribute_items",
+        (Kind::DistributeItems, true) => "distribute_items_and_wait",
+        (Kind::DistributeGroups, false) => "distribute_groups",
+        (Kind::DistributeGroups, true) => "distribute_groups_and_wait",
+        (Kind::SingleItem, false) => "single_item",
+        (Kind::SingleItem, true) => "single_item_and_wait",
+        _ => return memory_environment(inv, group),
+    };
+    let function = format_ident!("{}", function, span = span);
+    quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
+}
+
+/// `&g` and `g` both name the group `g`.
+fn strip_reference(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+        other => other,
+    }
+}
+
+/// A block that allocates every request, binds the closure's parameters to
+/// the allocations, and runs the closure's body once (as a closure, so
+/// that `return` keeps its meaning).
+fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
+    let group_var = quote::format_ident!("__scoped_group", span = Span::mixed_site());
+    let mut allocations = Vec::new();
+    let mut bindings = Vec::new();
+    for (index, (request, param)) in inv.requests.iter().zip(&inv.closure.inputs).enumerate() {
+        let storage = format_ident!("__scoped_memory_{}", index, span = Span::mixed_site());
+        let allocate = allocate(request, &group_var);
+        allocations.push(quote! { let mut #storage = #allocate; });
+        bindings.push(bind(param, &storage));
+    }
+    let body = &inv.closure.body;
+    let movement = &inv.closure.capture;
+    let output = &inv.closure.output;
+    quote! {
+        {
+            let #group_var = &#group;
+            #(#allocations)*
+            #(#bindings)*
+            (#movement || #output #body)()
+        }
+    }
+}
+
+fn allocate(request: &Request, group_var: &syn::Ident) -> TokenStream {
+    let ty = &request.ty;
+    let span = request.span;
+    match (request.place, &request.init) {
+        (Place::Local, None) => {
+            quote_spanned! {span=> ::scoped::__private::local_mem_zeroed::<#ty>() }
+        }
+        (Place::Local, Some(init)) => {
+            quote_spanned! {span=> ::scoped::__private::local_mem_filled::<#ty, _>(#init) }
+        }
+        (Place::Private, None) => {
+            quote_spanned! {span=> ::scoped::__private::private_mem_zeroed::<#ty, _, _>(#group_var) }
+        }
+        (Place::Private, Some(init)) => {
+            quote_spanned! {span=> ::scoped::__private::private_mem_filled::<#ty, _, _>(#group_var, #init) }
+        }
+    }
+}
+
+/// `let <param> = &mut <storage>;`, keeping a type annotation if the
+/// closure parameter had one.
+fn bind(param: &Pat, storage: &syn::Ident) -> TokenStream {
+    match param {
+        Pat::Type(typed) => {
+            let (pat, ty) = (&typed.pat, &typed.ty);
+            quote! { let #pat: #ty = &mut #storage; }
+        }
+        pat => quote! { let #pat = &mut #storage; },
+    }
+}

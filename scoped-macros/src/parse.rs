@@ -1,0 +1,278 @@
+//! Parsing: the arguments of `distribute_items!` and friends into a typed
+//! [`Invocation`] that keeps the user's spans.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Error, Expr, ExprClosure, GenericArgument, Ident, PathArguments, Result, Token, Type};
+
+/// Which collective a macro invocation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    DistributeItems,
+    DistributeGroups,
+    SingleItem,
+    MemoryEnvironment,
+    LocalMemoryEnvironment,
+    PrivateMemoryEnvironment,
+}
+
+impl Kind {
+    /// The kind and whether it waits, for a macro name; `None` if the name
+    /// is not one of ours.
+    pub(crate) fn from_name(name: &str) -> Option<(Kind, bool)> {
+        Some(match name {
+            "distribute_items" => (Kind::DistributeItems, false),
+            "distribute_items_and_wait" => (Kind::DistributeItems, true),
+            "distribute_groups" => (Kind::DistributeGroups, false),
+            "distribute_groups_and_wait" => (Kind::DistributeGroups, true),
+            "single_item" => (Kind::SingleItem, false),
+            "single_item_and_wait" => (Kind::SingleItem, true),
+            "memory_environment" => (Kind::MemoryEnvironment, false),
+            "local_memory_environment" => (Kind::LocalMemoryEnvironment, false),
+            "private_memory_environment" => (Kind::PrivateMemoryEnvironment, false),
+            _ => return None,
+        })
+    }
+
+    /// Number of parameters the closure must take.
+    fn closure_params(self) -> Option<usize> {
+        match self {
+            Kind::DistributeItems | Kind::DistributeGroups => Some(1),
+            Kind::SingleItem => Some(0),
+            Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => Some(1),
+            Kind::MemoryEnvironment => None,
+        }
+    }
+
+    /// What the closure's parameters are, for messages.
+    fn closure_shape(self) -> &'static str {
+        match self {
+            Kind::DistributeItems => "`|idx| { ... }` taking the logical item (`SItem`)",
+            Kind::DistributeGroups => "`|subgroup| { ... }` taking the subdivided group",
+            Kind::SingleItem => "`|| { ... }` taking no parameters",
+            Kind::LocalMemoryEnvironment => "`|memory| { ... }` taking the local memory",
+            Kind::PrivateMemoryEnvironment => "`|memory| { ... }` taking the private memory",
+            Kind::MemoryEnvironment => "one parameter per memory request",
+        }
+    }
+}
+
+/// Where a memory request puts its allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Local,
+    Private,
+}
+
+/// `require_local_mem::<T>(init?)` or `require_private_mem::<T>(init?)`.
+pub(crate) struct Request {
+    pub(crate) place: Place,
+    pub(crate) ty: Type,
+    pub(crate) init: Option<Expr>,
+    /// Span of the request's name, for messages.
+    pub(crate) span: Span,
+}
+
+/// One invocation of a collective macro.
+pub(crate) struct Invocation {
+    pub(crate) kind: Kind,
+    pub(crate) wait: bool,
+    /// The macro's name as written, for messages and spans.
+    pub(crate) name: Ident,
+    /// The group argument as written.
+    pub(crate) group: Expr,
+    pub(crate) requests: Vec<Request>,
+    pub(crate) closure: ExprClosure,
+}
+
+/// Parses the tokens inside `name!( ... )`.
+pub(crate) fn invocation(
+    kind: Kind,
+    wait: bool,
+    name: Ident,
+    tokens: TokenStream,
+) -> Result<Invocation> {
+    let args = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(tokens)?;
+    let mut args: Vec<Expr> = args.into_iter().collect();
+    let usage = usage(&name, kind);
+    if args.len() < 2 {
+        return Err(Error::new(
+            name.span(),
+            format!("`{name}!` takes a group and a closure: {usage}"),
+        ));
+    }
+    let closure = match args.pop() {
+        Some(Expr::Closure(closure)) => closure,
+        Some(other) => {
+            return Err(Error::new_spanned(
+                other,
+                format!("the last argument of `{name}!` must be a closure: {usage}"),
+            ))
+        }
+        None => unreachable!("at least two arguments"),
+    };
+    let group = args.remove(0);
+    let mut requests = Vec::new();
+    match kind {
+        Kind::MemoryEnvironment => {
+            for arg in args {
+                requests.push(request(arg)?);
+            }
+        }
+        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+            if args.len() != 1 {
+                return Err(Error::new(
+                    name.span(),
+                    format!("`{name}!` takes a group, a type and a closure: {usage}"),
+                ));
+            }
+            let ty =
+                syn::parse2::<Type>(quote::ToTokens::to_token_stream(&args[0])).map_err(|_| {
+                    Error::new_spanned(
+                        &args[0],
+                        format!("expected the memory's type here: {usage}"),
+                    )
+                })?;
+            let place = if kind == Kind::LocalMemoryEnvironment {
+                Place::Local
+            } else {
+                Place::Private
+            };
+            requests.push(Request {
+                place,
+                ty,
+                init: None,
+                span: args[0].span(),
+            });
+        }
+        _ => {
+            if let Some(extra) = args.first() {
+                return Err(Error::new_spanned(
+                    extra,
+                    format!("`{name}!` takes a group and a closure only: {usage}"),
+                ));
+            }
+        }
+    }
+    let expected = kind.closure_params().unwrap_or(requests.len());
+    if closure.inputs.len() != expected {
+        let what = if kind == Kind::MemoryEnvironment {
+            format!(
+                "the closure of `{name}!` takes {} parameter(s) but there are {} memory request(s); \
+                 it receives one reference per request, in order",
+                closure.inputs.len(),
+                requests.len()
+            )
+        } else {
+            format!(
+                "the closure of `{name}!` takes {} parameter(s); it must be {}",
+                closure.inputs.len(),
+                kind.closure_shape()
+            )
+        };
+        return Err(Error::new(
+            closure
+                .or1_token
+                .span()
+                .join(closure.or2_token.span())
+                .unwrap_or(closure.or1_token.span()),
+            what,
+        ));
+    }
+    Ok(Invocation {
+        kind,
+        wait,
+        name,
+        group,
+        requests,
+        closure,
+    })
+}
+
+fn usage(name: &Ident, kind: Kind) -> String {
+    match kind {
+        Kind::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
+        Kind::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
+        Kind::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
+        Kind::MemoryEnvironment => format!(
+            "`{name}!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| {{ ... }})`"
+        ),
+        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+            format!("`{name}!(group, T, |memory| {{ ... }})`")
+        }
+    }
+}
+
+/// Parses one request: `require_local_mem::<T>()`, `require_local_mem::<T>(x)`,
+/// `require_private_mem::<T>()` or `require_private_mem::<T>(x)`.
+fn request(arg: Expr) -> Result<Request> {
+    let wrong = |arg: &Expr| {
+        Error::new_spanned(
+            arg,
+            "expected a memory request: `require_local_mem::<T>()`, `require_local_mem::<T>(init)`, \
+             `require_private_mem::<T>()` or `require_private_mem::<T>(init)`",
+        )
+    };
+    let Expr::Call(call) = &arg else {
+        return Err(wrong(&arg));
+    };
+    let Expr::Path(path) = &*call.func else {
+        return Err(wrong(&arg));
+    };
+    let Some(last) = path.path.segments.last() else {
+        return Err(wrong(&arg));
+    };
+    let place = match last.ident.to_string().as_str() {
+        "require_local_mem" => Place::Local,
+        "require_private_mem" => Place::Private,
+        _ => return Err(wrong(&arg)),
+    };
+    let ty = match &last.arguments {
+        PathArguments::AngleBracketed(generic) if generic.args.len() == 1 => match &generic.args[0]
+        {
+            GenericArgument::Type(ty) => ty.clone(),
+            other => {
+                return Err(Error::new_spanned(
+                    other,
+                    "expected the type of the memory, as in `::<[i32; 128]>`",
+                ))
+            }
+        },
+        _ => {
+            return Err(Error::new_spanned(
+                &last.ident,
+                format!(
+                    "`{}` needs the memory's type: `{}::<T>(...)`",
+                    last.ident, last.ident
+                ),
+            ))
+        }
+    };
+    if call.args.len() > 1 {
+        return Err(Error::new_spanned(
+            &call.args,
+            format!("`{}` takes at most one initial value", last.ident),
+        ));
+    }
+    let init = call.args.first().cloned();
+    Ok(Request {
+        place,
+        ty,
+        init,
+        span: last.ident.span(),
+    })
+}
+
+/// The arguments of an attribute that takes none.
+pub(crate) struct NoArgs;
+
+impl Parse for NoArgs {
+    fn parse(input: ParseStream<'_>) -> Result<Self> {
+        if !input.is_empty() {
+            return Err(input.error("this attribute takes no arguments"));
+        }
+        Ok(NoArgs)
+    }
+}

@@ -1,0 +1,391 @@
+//! Safe views of global memory that work groups write in parallel.
+//!
+//! A launch takes views of output slices ([`ItemsMut`], [`ChunksMut`]) and
+//! hands each work group its own *window*: the part of the slice that
+//! belongs to that group and to no other. Windows are indexed by global
+//! position and bounds-checked against the group's part, so groups never
+//! race, and no `unsafe` is needed in kernels (DESIGN, "Soundness").
+//! Inputs that every group only reads are plain shared slices.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+use crate::id::{scale, Id, Range};
+use crate::item::SItem;
+use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+
+/// An output with one element per logical item of the launch, laid out in
+/// row-major global linear order. Each work group gets an [`ItemsWindow`]
+/// over the elements of its own items.
+///
+/// The slice must hold at least as many elements as the launch has
+/// logical items, or the launch returns [`LaunchError::OutputTooShort`].
+pub struct ItemsMut<'a, T, const D: usize = 1> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T, const D: usize> ItemsMut<'a, T, D> {
+    /// Wraps `data` for a launch of `D` dimensions.
+    #[must_use]
+    pub fn new(data: &'a mut [T]) -> Self {
+        Self {
+            ptr: data.as_mut_ptr(),
+            len: data.len(),
+            _borrow: PhantomData,
+        }
+    }
+}
+
+// SAFETY: the view is a unique borrow of `[T]` split into disjoint windows,
+// one per work group; sharing the view between the threads of a launch only
+// moves `T`s' exclusive access to other threads, which `T: Send` allows.
+unsafe impl<T: Send, const D: usize> Sync for ItemsMut<'_, T, D> {}
+// SAFETY: as above, the view is a `&mut [T]`.
+unsafe impl<T: Send, const D: usize> Send for ItemsMut<'_, T, D> {}
+
+/// The part of an [`ItemsMut`] that belongs to one work group: the elements
+/// of the group's logical items, read and written by global id.
+///
+/// # Panics
+/// Indexing with an id outside the group panics, naming the id and the
+/// group's window.
+pub struct ItemsWindow<'a, T, const D: usize = 1> {
+    base: *mut T,
+    global_range: Range<D>,
+    first: Id<D>,
+    range: Range<D>,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a window is a unique borrow of its group's elements.
+unsafe impl<T: Send, const D: usize> Send for ItemsWindow<'_, T, D> {}
+// SAFETY: shared access to a window only reads its elements.
+unsafe impl<T: Sync, const D: usize> Sync for ItemsWindow<'_, T, D> {}
+
+impl<T, const D: usize> ItemsWindow<'_, T, D> {
+    /// Global id of the group's first item.
+    #[must_use]
+    pub fn first(&self) -> Id<D> {
+        self.first
+    }
+
+    /// Logical range of the group: the window's extent.
+    #[must_use]
+    pub fn range(&self) -> Range<D> {
+        self.range
+    }
+
+    /// Whether global id `id` lies in this window.
+    #[inline(always)]
+    #[must_use]
+    pub fn contains(&self, id: Id<D>) -> bool {
+        (0..D).all(|d| id[d].wrapping_sub(self.first[d]) < self.range[d])
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn position(&self, id: Id<D>) -> usize {
+        if !self.contains(id) {
+            self.outside(id);
+        }
+        self.global_range.linearize(id)
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn outside(&self, id: Id<D>) -> ! {
+        let mut last = self.first;
+        for d in 0..D {
+            last[d] += self.range[d] - 1;
+        }
+        panic!(
+            "global id {id} is outside this work group's window of ItemsMut \
+             (global ids {} ..= {})",
+            self.first, last
+        )
+    }
+}
+
+impl<T> ItemsWindow<'_, T, 1> {
+    /// The window as a slice (1-D only: the items are contiguous); index 0
+    /// is the group's first item.
+    #[must_use]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: the window's `range[0]` elements from `first[0]` belong to
+        // this group alone and lie inside the slice (checked at launch).
+        unsafe { std::slice::from_raw_parts_mut(self.base.add(self.first[0]), self.range[0]) }
+    }
+
+    /// The window as a shared slice (1-D only).
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: as in `as_mut_slice`, read-only.
+        unsafe { std::slice::from_raw_parts(self.base.add(self.first[0]), self.range[0]) }
+    }
+}
+
+impl<T, const D: usize> Index<Id<D>> for ItemsWindow<'_, T, D> {
+    type Output = T;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, id: Id<D>) -> &T {
+        let position = self.position(id);
+        // SAFETY: `id` is one of this group's items (checked above), so
+        // `position` is below the global item count, which the slice covers
+        // (checked at launch); no other group reaches this element.
+        unsafe { &*self.base.add(position) }
+    }
+}
+
+impl<T, const D: usize> IndexMut<Id<D>> for ItemsWindow<'_, T, D> {
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, id: Id<D>) -> &mut T {
+        let position = self.position(id);
+        // SAFETY: as in `index`; `&mut self` makes the access unique.
+        unsafe { &mut *self.base.add(position) }
+    }
+}
+
+impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
+    type Output = T;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, item: SItem<D>) -> &T {
+        &self[item.global_id()]
+    }
+}
+
+impl<T, const D: usize> IndexMut<SItem<D>> for ItemsWindow<'_, T, D> {
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, item: SItem<D>) -> &mut T {
+        &mut self[item.global_id()]
+    }
+}
+
+impl<T> Index<usize> for ItemsWindow<'_, T, 1> {
+    type Output = T;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, global_id: usize) -> &T {
+        &self[Id::new([global_id])]
+    }
+}
+
+impl<T> IndexMut<usize> for ItemsWindow<'_, T, 1> {
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, global_id: usize) -> &mut T {
+        &mut self[Id::new([global_id])]
+    }
+}
+
+impl<T, const D: usize> fmt::Debug for ItemsWindow<'_, T, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ItemsWindow")
+            .field("first", &self.first)
+            .field("range", &self.range)
+            .finish()
+    }
+}
+
+impl<'a, T: Send, const D: usize> crate::launch::Sealed for ItemsMut<'a, T, D> {}
+
+impl<'a, T: Send, const D: usize> LaunchArgs<D> for ItemsMut<'a, T, D> {
+    type PerGroup = ItemsWindow<'a, T, D>;
+
+    fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError> {
+        let needed = shape.global_range.size();
+        if self.len < needed {
+            return Err(LaunchError::OutputTooShort {
+                position,
+                view: "ItemsMut",
+                len: self.len,
+                needed,
+                covers: format!("{} logical items", needed),
+            });
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+        ItemsWindow {
+            base: self.ptr,
+            global_range: shape.global_range,
+            first: scale(group_id, shape.group_size),
+            range: shape.group_size,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+/// An output split into consecutive chunks of `per_group` elements, one
+/// per work group in increasing group linear id: chunk `g` is elements
+/// `g * per_group .. (g + 1) * per_group`. Each work group gets a
+/// [`ChunkWindow`] over its chunk.
+///
+/// For one value per group (a group's sum, say) use `per_group = 1`.
+pub struct ChunksMut<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    per_group: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> ChunksMut<'a, T> {
+    /// Wraps `data`, giving every work group `per_group` elements.
+    #[must_use]
+    pub fn new(data: &'a mut [T], per_group: usize) -> Self {
+        Self {
+            ptr: data.as_mut_ptr(),
+            len: data.len(),
+            per_group,
+            _borrow: PhantomData,
+        }
+    }
+}
+
+// SAFETY: as for `ItemsMut`: a `&mut [T]` split into disjoint chunks.
+unsafe impl<T: Send> Sync for ChunksMut<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for ChunksMut<'_, T> {}
+
+/// One work group's chunk of a [`ChunksMut`], indexed by position in the
+/// whole slice.
+///
+/// # Panics
+/// Indexing outside the chunk panics, naming the index and the chunk.
+pub struct ChunkWindow<'a, T> {
+    ptr: *mut T,
+    start: usize,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a window is a unique borrow of its chunk.
+unsafe impl<T: Send> Send for ChunkWindow<'_, T> {}
+// SAFETY: shared access only reads the chunk.
+unsafe impl<T: Sync> Sync for ChunkWindow<'_, T> {}
+
+impl<T> ChunkWindow<'_, T> {
+    /// Position of the chunk's first element in the whole slice.
+    #[must_use]
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// Number of elements in the chunk.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the chunk is empty (never: `per_group` is at least 1).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The chunk as a slice; index 0 is element `start()` of the whole.
+    #[must_use]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: the chunk's `len` elements lie in the slice (checked at
+        // launch) and belong to this group alone.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+
+    /// The chunk as a shared slice.
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: as in `as_mut_slice`, read-only.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn offset(&self, index: usize) -> usize {
+        let offset = index.wrapping_sub(self.start);
+        if offset >= self.len {
+            self.outside(index);
+        }
+        offset
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn outside(&self, index: usize) -> ! {
+        panic!(
+            "index {index} is outside this work group's chunk {}..{} of ChunksMut",
+            self.start,
+            self.start + self.len
+        )
+    }
+}
+
+impl<T> Index<usize> for ChunkWindow<'_, T> {
+    type Output = T;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, index: usize) -> &T {
+        &self.as_slice()[self.offset(index)]
+    }
+}
+
+impl<T> IndexMut<usize> for ChunkWindow<'_, T> {
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, index: usize) -> &mut T {
+        let offset = self.offset(index);
+        &mut self.as_mut_slice()[offset]
+    }
+}
+
+impl<T> fmt::Debug for ChunkWindow<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ChunkWindow({}..{})", self.start, self.start + self.len)
+    }
+}
+
+impl<T: Send> crate::launch::Sealed for ChunksMut<'_, T> {}
+
+impl<'a, T: Send, const D: usize> LaunchArgs<D> for ChunksMut<'a, T> {
+    type PerGroup = ChunkWindow<'a, T>;
+
+    fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError> {
+        let groups = shape.num_groups.size();
+        if self.per_group == 0 {
+            return Err(LaunchError::EmptyChunks { position });
+        }
+        let needed = groups.checked_mul(self.per_group).unwrap_or(usize::MAX);
+        if self.len < needed {
+            return Err(LaunchError::OutputTooShort {
+                position,
+                view: "ChunksMut",
+                len: self.len,
+                needed,
+                covers: format!("{groups} work groups of {} elements", self.per_group),
+            });
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+        let start = shape.num_groups.linearize(group_id) * self.per_group;
+        ChunkWindow {
+            // SAFETY (of the caller's contract): `start + per_group <= len`
+            // was checked by `__check`, so the pointer stays in the slice.
+            ptr: unsafe { self.ptr.add(start) },
+            start,
+            len: self.per_group,
+            _borrow: PhantomData,
+        }
+    }
+}

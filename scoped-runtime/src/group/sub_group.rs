@@ -1,0 +1,165 @@
+//! `SubGroup<D, S>`: a run of at most `S` items along the fastest dimension.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::scalar_group::ScalarGroup;
+use super::{group_boilerplate, ScopedGroup};
+use crate::id::{Id, Range};
+use crate::item::SItem;
+use crate::memory_scope::MemoryScope;
+
+/// Default sub-group size: the number of `f32` lanes of the widest vector
+/// unit the target is compiled for (16 with AVX-512, otherwise 8).
+pub const DEFAULT_SUB_GROUP_SIZE: usize = if cfg!(target_feature = "avx512f") {
+    16
+} else {
+    8
+};
+
+/// A sub-group (scoped parallelism v2: `fence_scope == sub_group`), made by
+/// `distribute_groups!` on a work group.
+///
+/// Its logical range is `(1, …, 1, n)`: `n = S` consecutive items along the
+/// fastest dimension (`D - 1`), except for the last sub-group of a row when
+/// `S` does not divide the group size, which is partial (`n < S`, as the
+/// SYCL CTS sub-group plan expects for a group of `3·S − 1` items).
+/// `distribute_items!` on a full sub-group is a loop of the constant trip
+/// count `S`, which the compiler maps onto SIMD lanes.
+#[derive(Clone, Copy)]
+pub struct SubGroup<const D: usize, const S: usize> {
+    pub(crate) group_id: Id<D>,
+    group_range: Range<D>,
+    global_offset: Id<D>,
+    len: usize,
+    global_range: Range<D>,
+    _not_send: PhantomData<*const ()>,
+}
+
+group_boilerplate!(SubGroup<D, S>);
+
+impl<const D: usize, const S: usize> SubGroup<D, S> {
+    /// The largest number of items a sub-group of this type holds, `S`
+    /// (SYCL `get_max_local_range()`).
+    pub const SIZE: usize = S;
+
+    #[inline(always)]
+    pub(crate) fn new(
+        group_id: Id<D>,
+        group_range: Range<D>,
+        global_offset: Id<D>,
+        len: usize,
+        global_range: Range<D>,
+    ) -> Self {
+        Self {
+            group_id,
+            group_range,
+            global_offset,
+            len,
+            global_range,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Largest logical range of a sub-group of this type: `(1, …, 1, S)`.
+    #[must_use]
+    pub fn max_local_range(&self) -> Range<D> {
+        let mut range = Range::splat(1);
+        range[D - 1] = S;
+        range
+    }
+
+    /// Whether this sub-group has all `S` items.
+    #[inline(always)]
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.len == S
+    }
+
+    #[inline(always)]
+    fn item(&self, lane: usize) -> SItem<D> {
+        let mut local = Id::zero();
+        local[D - 1] = lane;
+        SItem::new(
+            self.global_offset + local,
+            self.global_range,
+            local,
+            self.logical_local_range(),
+        )
+    }
+}
+
+impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
+    const FENCE_SCOPE: MemoryScope = MemoryScope::SubGroup;
+    type IdType = Id<D>;
+    type RangeType = Range<D>;
+    type LinearIdType = usize;
+    type Subgroup = ScalarGroup<D>;
+
+    #[inline(always)]
+    fn group_id(&self) -> Id<D> {
+        self.group_id
+    }
+
+    #[inline(always)]
+    fn group_range(&self) -> Range<D> {
+        self.group_range
+    }
+
+    #[inline(always)]
+    fn logical_local_range(&self) -> Range<D> {
+        let mut range = Range::splat(1);
+        range[D - 1] = self.len;
+        range
+    }
+
+    #[inline(always)]
+    fn __global_offset(&self) -> Id<D> {
+        self.global_offset
+    }
+
+    #[inline(always)]
+    fn __global_range(&self) -> Range<D> {
+        self.global_range
+    }
+
+    #[inline(always)]
+    fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
+        if self.len == S {
+            // Constant trip count: one iteration per SIMD lane.
+            for lane in 0..S {
+                f(self.item(lane));
+            }
+        } else {
+            for lane in 0..self.len {
+                f(self.item(lane));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn __for_each_group(&self, mut f: impl FnMut(ScalarGroup<D>)) {
+        let range = self.logical_local_range();
+        for lane in 0..self.len {
+            let mut id = Id::zero();
+            id[D - 1] = lane;
+            f(ScalarGroup::new(
+                id,
+                range,
+                self.global_offset + id,
+                self.global_range,
+            ));
+        }
+    }
+}
+
+impl<const D: usize, const S: usize> fmt::Debug for SubGroup<D, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SubGroup")
+            .field("group_id", &self.group_id)
+            .field("group_range", &self.group_range)
+            .field("local_range", &self.logical_local_range())
+            .field("size", &S)
+            .finish()
+    }
+}

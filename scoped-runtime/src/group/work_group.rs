@@ -1,0 +1,135 @@
+//! `WorkGroup<D, S>`: the top-level group a kernel receives.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
+use super::{group_boilerplate, ScopedGroup};
+use crate::id::{for_each_id, scale, Id, Range};
+use crate::item::SItem;
+use crate::memory_scope::MemoryScope;
+
+/// A work group of a launch (scoped parallelism v2: the `s_group` passed to
+/// the kernel), `D`-dimensional, subdividing into sub-groups of `S` items.
+///
+/// `S` is the sub-group size as a compile-time constant of the type; it
+/// defaults to [`DEFAULT_SUB_GROUP_SIZE`], the number of `f32` SIMD lanes of
+/// the target. A kernel that wants another size declares its group
+/// parameter as `WorkGroup<D, 4>` (for example).
+///
+/// One thread runs a whole work group. The handle is `Copy` but neither
+/// `Send` nor `Sync`: it stays on the thread that runs the group.
+#[derive(Clone, Copy)]
+pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }> {
+    pub(crate) group_id: Id<D>,
+    num_groups: Range<D>,
+    local_range: Range<D>,
+    global_offset: Id<D>,
+    global_range: Range<D>,
+    _not_send: PhantomData<*const ()>,
+}
+
+group_boilerplate!(WorkGroup<D, S>);
+
+impl<const D: usize, const S: usize> WorkGroup<D, S> {
+    /// The sub-group size, `S`.
+    pub const SUB_GROUP_SIZE: usize = S;
+
+    /// `global_range` must be `num_groups * local_range` per dimension.
+    #[inline(always)]
+    pub(crate) fn new(
+        group_id: Id<D>,
+        num_groups: Range<D>,
+        local_range: Range<D>,
+        global_range: Range<D>,
+    ) -> Self {
+        Self {
+            group_id,
+            num_groups,
+            local_range,
+            global_offset: scale(group_id, local_range),
+            global_range,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Range of the sub-groups `distribute_groups!` hands out: the group
+    /// range with the last dimension divided by `S`, rounded up.
+    #[must_use]
+    pub fn sub_group_range(&self) -> Range<D> {
+        let mut range = self.local_range;
+        range[D - 1] = range[D - 1].div_ceil(S);
+        range
+    }
+}
+
+impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
+    const FENCE_SCOPE: MemoryScope = MemoryScope::WorkGroup;
+    type IdType = Id<D>;
+    type RangeType = Range<D>;
+    type LinearIdType = usize;
+    type Subgroup = SubGroup<D, S>;
+
+    #[inline(always)]
+    fn group_id(&self) -> Id<D> {
+        self.group_id
+    }
+
+    #[inline(always)]
+    fn group_range(&self) -> Range<D> {
+        self.num_groups
+    }
+
+    #[inline(always)]
+    fn logical_local_range(&self) -> Range<D> {
+        self.local_range
+    }
+
+    #[inline(always)]
+    fn __global_offset(&self) -> Id<D> {
+        self.global_offset
+    }
+
+    #[inline(always)]
+    fn __global_range(&self) -> Range<D> {
+        self.global_range
+    }
+
+    #[inline(always)]
+    fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
+        let (offset, global_range, local_range) =
+            (self.global_offset, self.global_range, self.local_range);
+        for_each_id(local_range, |local| {
+            f(SItem::new(offset + local, global_range, local, local_range))
+        });
+    }
+
+    #[inline(always)]
+    fn __for_each_group(&self, mut f: impl FnMut(SubGroup<D, S>)) {
+        let last = self.local_range[D - 1];
+        let groups = self.sub_group_range();
+        for_each_id(groups, |sub_id| {
+            let mut first = sub_id;
+            first[D - 1] = sub_id[D - 1] * S;
+            let len = S.min(last - first[D - 1]);
+            f(SubGroup::new(
+                sub_id,
+                groups,
+                self.global_offset + first,
+                len,
+                self.global_range,
+            ))
+        });
+    }
+}
+
+impl<const D: usize, const S: usize> fmt::Debug for WorkGroup<D, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkGroup")
+            .field("group_id", &self.group_id)
+            .field("group_range", &self.num_groups)
+            .field("local_range", &self.local_range)
+            .field("sub_group_size", &S)
+            .finish()
+    }
+}

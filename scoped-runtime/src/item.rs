@@ -1,0 +1,187 @@
+//! `SItem<D>`: a logical work item inside `distribute_items!` (spec: `s_item`).
+
+use crate::group::ScopedGroup;
+use crate::id::{Id, Range};
+
+/// One logical work item, handed to the closure of `distribute_items!`
+/// (scoped parallelism v2, "New class s_item").
+///
+/// It knows its position in the whole launch (*global*), in the group that
+/// `distribute_items!` ran on (*innermost*), and, through a group handle, in
+/// any enclosing group (*local*). All ids are row-major, see [`Id`].
+///
+/// Items are plain values: cheap to copy, built afresh for every item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SItem<const D: usize> {
+    global_id: Id<D>,
+    global_range: Range<D>,
+    innermost_local_id: Id<D>,
+    innermost_local_range: Range<D>,
+}
+
+impl<const D: usize> SItem<D> {
+    #[inline(always)]
+    pub(crate) fn new(
+        global_id: Id<D>,
+        global_range: Range<D>,
+        innermost_local_id: Id<D>,
+        innermost_local_range: Range<D>,
+    ) -> Self {
+        Self {
+            global_id,
+            global_range,
+            innermost_local_id,
+            innermost_local_range,
+        }
+    }
+
+    /// Range of all logical items of the launch: number of groups times the
+    /// group size, per dimension.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_range(&self) -> Range<D> {
+        self.global_range
+    }
+
+    /// [`global_range`](Self::global_range) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_range_dim(&self, dimension: usize) -> usize {
+        self.global_range[dimension]
+    }
+
+    /// Number of logical items of the launch.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_linear_range(&self) -> usize {
+        self.global_range.size()
+    }
+
+    /// Id of this item in the launch.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_id(&self) -> Id<D> {
+        self.global_id
+    }
+
+    /// [`global_id`](Self::global_id) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_id_dim(&self, dimension: usize) -> usize {
+        self.global_id[dimension]
+    }
+
+    /// Row-major linear id of this item in the launch.
+    #[inline(always)]
+    #[must_use]
+    pub fn global_linear_id(&self) -> usize {
+        self.global_range.linearize(self.global_id)
+    }
+
+    /// Logical range of the group that `distribute_items!` ran on.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_range(&self) -> Range<D> {
+        self.innermost_local_range
+    }
+
+    /// [`innermost_local_range`](Self::innermost_local_range) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_range_dim(&self, dimension: usize) -> usize {
+        self.innermost_local_range[dimension]
+    }
+
+    /// Number of logical items of the group that `distribute_items!` ran on.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_linear_range(&self) -> usize {
+        self.innermost_local_range.size()
+    }
+
+    /// Id of this item in the group that `distribute_items!` ran on. Cheaper
+    /// than [`local_id`](Self::local_id) with that group.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_id(&self) -> Id<D> {
+        self.innermost_local_id
+    }
+
+    /// [`innermost_local_id`](Self::innermost_local_id) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_id_dim(&self, dimension: usize) -> usize {
+        self.innermost_local_id[dimension]
+    }
+
+    /// Row-major linear id of this item in the group that
+    /// `distribute_items!` ran on.
+    #[inline(always)]
+    #[must_use]
+    pub fn innermost_local_linear_id(&self) -> usize {
+        self.innermost_local_range
+            .linearize(self.innermost_local_id)
+    }
+
+    /// Id of this item relative to `group`, which must contain it
+    /// (equivalent to `group.logical_local_id(self)`).
+    #[inline(always)]
+    #[must_use]
+    pub fn local_id<G: ScopedGroup<D>>(&self, group: &G) -> Id<D> {
+        group.logical_local_id(self)
+    }
+
+    /// [`local_id`](Self::local_id) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn local_id_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
+        group.logical_local_id(self)[dimension]
+    }
+
+    /// Row-major linear id of this item relative to `group`.
+    #[inline(always)]
+    #[must_use]
+    pub fn local_linear_id<G: ScopedGroup<D>>(&self, group: &G) -> usize {
+        group.logical_local_linear_id(self)
+    }
+
+    /// Logical range of `group` (equivalent to
+    /// `group.logical_local_range()`).
+    #[inline(always)]
+    #[must_use]
+    pub fn local_range<G: ScopedGroup<D>>(&self, group: &G) -> Range<D> {
+        group.logical_local_range()
+    }
+
+    /// [`local_range`](Self::local_range) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`.
+    #[inline(always)]
+    #[must_use]
+    pub fn local_range_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
+        group.logical_local_range()[dimension]
+    }
+
+    /// Number of logical items of `group`.
+    #[inline(always)]
+    #[must_use]
+    pub fn local_linear_range<G: ScopedGroup<D>>(&self, group: &G) -> usize {
+        group.logical_local_linear_range()
+    }
+}

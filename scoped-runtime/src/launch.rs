@@ -1,0 +1,198 @@
+//! Launch parameters, their validation, and the per-group arguments a
+//! launch hands out.
+
+use std::error::Error;
+use std::fmt;
+
+use crate::id::{Id, Range};
+
+/// The validated shape of a launch: `num_groups` work groups of
+/// `group_size` logical items each, `global_range` items in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape<const D: usize> {
+    /// Number of work groups per dimension.
+    pub num_groups: Range<D>,
+    /// Logical items per work group, per dimension.
+    pub group_size: Range<D>,
+    /// `num_groups * group_size`, per dimension.
+    pub global_range: Range<D>,
+}
+
+impl<const D: usize> LaunchShape<D> {
+    /// Checks a launch of `num_groups` groups of `group_size` items: no
+    /// dimension may be zero, and neither the global range nor any item
+    /// count may overflow `usize`.
+    ///
+    /// # Errors
+    /// [`LaunchError::ZeroRange`] or [`LaunchError::Overflow`], naming the
+    /// offending range.
+    pub fn new(num_groups: Range<D>, group_size: Range<D>) -> Result<Self, LaunchError> {
+        for (name, range) in [("num_groups", num_groups), ("group_size", group_size)] {
+            if (0..D).any(|d| range[d] == 0) {
+                return Err(LaunchError::ZeroRange {
+                    name,
+                    range: range.to_string(),
+                });
+            }
+        }
+        let overflow = || LaunchError::Overflow {
+            num_groups: num_groups.to_string(),
+            group_size: group_size.to_string(),
+        };
+        let mut global = [0; D];
+        for (d, g) in global.iter_mut().enumerate() {
+            *g = num_groups[d]
+                .checked_mul(group_size[d])
+                .ok_or_else(overflow)?;
+        }
+        let global_range = Range::new(global);
+        global_range.checked_size().ok_or_else(overflow)?;
+        Ok(Self {
+            num_groups,
+            group_size,
+            global_range,
+        })
+    }
+}
+
+/// Why a launch was refused. Nothing has run when a launch returns one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// `num_groups` or `group_size` has a zero dimension.
+    ZeroRange {
+        /// Which parameter: `"num_groups"` or `"group_size"`.
+        name: &'static str,
+        /// The range as given.
+        range: String,
+    },
+    /// The number of logical items overflows `usize`.
+    Overflow {
+        /// The number of groups as given.
+        num_groups: String,
+        /// The group size as given.
+        group_size: String,
+    },
+    /// An output view is shorter than the launch covers.
+    OutputTooShort {
+        /// Position of the view among the launch arguments (0 for a
+        /// single argument).
+        position: usize,
+        /// Kind of view, e.g. `"ItemsMut"`.
+        view: &'static str,
+        /// Elements the view has.
+        len: usize,
+        /// Elements the launch needs.
+        needed: usize,
+        /// What the needed elements are for.
+        covers: String,
+    },
+    /// A [`ChunksMut`](crate::ChunksMut) with `per_group == 0`.
+    EmptyChunks {
+        /// Position of the view among the launch arguments.
+        position: usize,
+    },
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::ZeroRange { name, range } => {
+                write!(f, "launch refused: {name} = {range} has a zero dimension")
+            }
+            LaunchError::Overflow {
+                num_groups,
+                group_size,
+            } => write!(
+                f,
+                "launch refused: num_groups = {num_groups} times group_size = {group_size} \
+                 overflows usize"
+            ),
+            LaunchError::OutputTooShort {
+                position,
+                view,
+                len,
+                needed,
+                covers,
+            } => write!(
+                f,
+                "launch refused: argument {position} ({view}) has {len} elements, but the \
+                 launch needs {needed} ({covers})"
+            ),
+            LaunchError::EmptyChunks { position } => {
+                write!(
+                    f,
+                    "launch refused: argument {position} (ChunksMut) has per_group = 0"
+                )
+            }
+        }
+    }
+}
+
+impl Error for LaunchError {}
+
+mod sealed {
+    pub trait Sealed {}
+}
+pub(crate) use sealed::Sealed;
+
+/// Arguments of a launch that hand every work group a part of their own:
+/// output views ([`ItemsMut`](crate::ItemsMut),
+/// [`ChunksMut`](crate::ChunksMut)), `()` for none, and tuples of up to
+/// four of them. Sealed.
+pub trait LaunchArgs<const D: usize>: Sync + Sealed {
+    /// What one work group receives: its window(s).
+    type PerGroup;
+
+    /// Checks the arguments against the launch before anything runs.
+    #[doc(hidden)]
+    fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError>;
+
+    /// The part of the arguments that belongs to group `group_id`.
+    ///
+    /// # Safety
+    /// `__check` succeeded for `shape`, `group_id` is inside
+    /// `shape.num_groups`, and no other live `PerGroup` of these arguments
+    /// was made for the same `group_id`.
+    #[doc(hidden)]
+    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup;
+}
+
+impl Sealed for () {}
+
+impl<const D: usize> LaunchArgs<D> for () {
+    type PerGroup = ();
+
+    fn __check(&self, _: &LaunchShape<D>, _: usize) -> Result<(), LaunchError> {
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn __for_group(&self, _: Id<D>, _: &LaunchShape<D>) {}
+}
+
+macro_rules! tuple_args {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Sealed),+> Sealed for ($($name,)+) {}
+
+        impl<const D: usize, $($name: LaunchArgs<D>),+> LaunchArgs<D> for ($($name,)+) {
+            type PerGroup = ($($name::PerGroup,)+);
+
+            fn __check(&self, shape: &LaunchShape<D>, _: usize) -> Result<(), LaunchError> {
+                $(self.$index.__check(shape, $index)?;)+
+                Ok(())
+            }
+
+            #[inline(always)]
+            unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+                // SAFETY: the caller's contract holds for every element.
+                unsafe { ($(self.$index.__for_group(group_id, shape),)+) }
+            }
+        }
+    };
+}
+
+tuple_args!(A 0);
+tuple_args!(A 0, B 1);
+tuple_args!(A 0, B 1, C 2);
+tuple_args!(A 0, B 1, C 2, E 3);

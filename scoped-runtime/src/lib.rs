@@ -1,0 +1,52 @@
+//! Runtime of `scoped`: the scoped-parallelism execution model of
+//! AdaptiveCpp (SYCL) on CPU threads.
+//!
+//! Use it through the `scoped` crate, whose macros lower kernels onto the
+//! items here. One module per concept:
+//!
+//! * [`Id`], [`Range`] — index spaces; [`SItem`] — a logical work item;
+//! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
+//!   [`ScalarGroup`]; [`MemoryScope`];
+//! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
+//!   written safely by many groups at once;
+//! * [`PrivateMem`] and local memory requests — memory environments;
+//! * [`group_barrier`], `async_work_group_copy`.
+
+mod barrier;
+mod copy;
+mod distribute;
+mod global;
+mod group;
+mod id;
+mod item;
+mod launch;
+mod memory;
+mod memory_scope;
+mod queue;
+mod rules;
+
+pub use barrier::{group_barrier, group_barrier_with_scope};
+pub use copy::DeviceEvent;
+pub use global::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
+pub use group::{
+    is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
+};
+pub use id::{Id, Range};
+pub use item::SItem;
+pub use launch::{LaunchArgs, LaunchError, LaunchShape};
+pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES};
+pub use memory_scope::MemoryScope;
+pub use queue::{Queue, QueueError};
+
+/// What the macros' generated code calls. Not a public API: it may change
+/// in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::distribute::{
+        distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
+        single_item, single_item_and_wait,
+    };
+    pub use crate::memory::{
+        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed,
+    };
+}

@@ -1,0 +1,78 @@
+//! Local memory requests: `require_local_mem::<T>()` and `(init)`.
+
+use bytemuck::Zeroable;
+
+/// Largest local memory request, in bytes: 64 KiB, the local memory of a
+/// typical GPU work group. A larger `require_local_mem::<T>` fails to
+/// compile. Local memory lives on the stack of the thread that runs the
+/// group (at least 2 MiB for rayon's threads), so nested environments may
+/// add up to several such requests.
+pub const MAX_LOCAL_MEM_BYTES: usize = 64 * 1024;
+
+/// How a value of type `Self` initialises local memory of type `T`
+/// (`require_local_mem::<T>(x)`).
+///
+/// As the spec asks, an array `T` of up to three dimensions (`[S; N]`,
+/// `[[S; M]; N]`, `[[[S; K]; M]; N]`) is filled element-wise from a scalar
+/// `x: S`; any `T` can also be initialised wholly from `x: T`.
+pub trait LocalInit<T> {
+    /// Builds the initial value.
+    fn build(self) -> T;
+}
+
+impl<T> LocalInit<T> for T {
+    #[inline(always)]
+    fn build(self) -> T {
+        self
+    }
+}
+
+impl<S: Copy, const N: usize> LocalInit<[S; N]> for S {
+    #[inline(always)]
+    fn build(self) -> [S; N] {
+        [self; N]
+    }
+}
+
+impl<S: Copy, const N: usize, const M: usize> LocalInit<[[S; M]; N]> for S {
+    #[inline(always)]
+    fn build(self) -> [[S; M]; N] {
+        [[self; M]; N]
+    }
+}
+
+impl<S: Copy, const N: usize, const M: usize, const K: usize> LocalInit<[[[S; K]; M]; N]> for S {
+    #[inline(always)]
+    fn build(self) -> [[[S; K]; M]; N] {
+        [[[self; K]; M]; N]
+    }
+}
+
+#[inline(always)]
+const fn check_size<T>() {
+    assert!(
+        std::mem::size_of::<T>() <= MAX_LOCAL_MEM_BYTES,
+        "a require_local_mem::<T> request is larger than scoped::MAX_LOCAL_MEM_BYTES (64 KiB)"
+    );
+}
+
+/// `require_local_mem::<T>()`: local memory without an initial value.
+///
+/// Rust cannot hand out uninitialised memory safely, so it is zero-filled;
+/// `T` must be [`Zeroable`] (numbers, `bool`, arrays of them, or a
+/// `#[derive(Zeroable)]` struct).
+#[inline(always)]
+#[must_use]
+pub fn local_mem_zeroed<T: Zeroable>() -> T {
+    const { check_size::<T>() };
+    T::zeroed()
+}
+
+/// `require_local_mem::<T>(init)`: local memory initialised from `init`
+/// (see [`LocalInit`]).
+#[inline(always)]
+#[must_use]
+pub fn local_mem_filled<T, I: LocalInit<T>>(init: I) -> T {
+    const { check_size::<T>() };
+    init.build()
+}

@@ -1,0 +1,20 @@
+//! Memory environments: group-local and logical-item-private memory
+//! (scoped parallelism v2, "Explicit allocation of local and private memory").
+//!
+//! `memory_environment!` turns each `require_local_mem::<T>(…)` request into
+//! a `T` on the stack of the thread that runs the group (reused by every
+//! group that thread runs, never heap-allocated), and each
+//! `require_private_mem::<T>(…)` request into a [`PrivateMem`]: one `T` per
+//! logical item of the group, in a per-thread buffer that is reused too.
+
+mod arena;
+mod local;
+mod private;
+
+pub use local::{LocalInit, MAX_LOCAL_MEM_BYTES};
+pub use private::PrivateMem;
+
+#[doc(hidden)]
+pub use local::{local_mem_filled, local_mem_zeroed};
+#[doc(hidden)]
+pub use private::{private_mem_filled, private_mem_zeroed};

@@ -1,0 +1,205 @@
+//! Private memory of logical items: `require_private_mem::<T>()`.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+use bytemuck::Zeroable;
+
+use super::arena::{self, Block, ALIGN};
+use crate::group::ScopedGroup;
+use crate::id::{Id, Range};
+use crate::item::SItem;
+
+/// One `T` for every logical item of the group the memory environment was
+/// made on (the spec's private memory wrapper, `s_private_memory`).
+///
+/// Index it with the [`SItem`] of a logical item inside `distribute_items!`
+/// (`mem[idx]`, the spec's `mem(idx)`); values persist across
+/// `distribute_items!` calls of the same environment. Group algorithms
+/// read it whole through [`as_slice`](Self::as_slice), in increasing local
+/// linear id.
+///
+/// The memory lives in a per-thread buffer that later groups reuse, so a
+/// launch allocates it once per thread, not once per group.
+pub struct PrivateMem<T: Copy, const D: usize> {
+    block: Option<Block>,
+    data: *mut T,
+    offset: Id<D>,
+    range: Range<D>,
+    len: usize,
+    _not_send: PhantomData<*const T>,
+}
+
+impl<T: Copy, const D: usize> PrivateMem<T, D> {
+    fn new<G: ScopedGroup<D>>(group: &G, init: impl Fn(*mut T, usize)) -> Self {
+        const {
+            assert!(
+                std::mem::align_of::<T>() <= ALIGN,
+                "private memory type over-aligned"
+            )
+        };
+        let range = group.logical_local_range();
+        let len = range.size();
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .unwrap_or_else(|| panic!("private memory of {len} items overflows usize"));
+        let block = arena::take(bytes);
+        let data = block.as_ptr().cast::<T>();
+        init(data, len);
+        Self {
+            block: Some(block),
+            data,
+            offset: group.__global_offset(),
+            range,
+            len,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Number of logical items (and values).
+    #[inline(always)]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the group has no items (never the case for a launched group).
+    #[inline(always)]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Logical range of the group the memory belongs to.
+    #[inline(always)]
+    #[must_use]
+    pub fn range(&self) -> Range<D> {
+        self.range
+    }
+
+    /// All values, in increasing local linear id of their items.
+    #[inline(always)]
+    #[must_use]
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: `data` points to `len` initialised `T`s inside `block`,
+        // owned by `self`; the shared borrow of `self` keeps them unchanged.
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+
+    /// All values, mutably, in increasing local linear id of their items.
+    #[inline(always)]
+    #[must_use]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`; the unique borrow of `self` makes this
+        // the only access.
+        unsafe { std::slice::from_raw_parts_mut(self.data, self.len) }
+    }
+
+    /// Position of `item` in the buffer.
+    ///
+    /// # Panics
+    /// If `item` does not belong to the group, naming its global id.
+    #[inline(always)]
+    fn position(&self, item: &SItem<D>) -> usize {
+        let global = item.global_id();
+        let mut local = Id::zero();
+        for d in 0..D {
+            local[d] = global[d].wrapping_sub(self.offset[d]);
+            if local[d] >= self.range[d] {
+                self.foreign_item(global);
+            }
+        }
+        self.range.linearize(local)
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn foreign_item(&self, global: Id<D>) -> ! {
+        panic!(
+            "private memory: item with global id {global} is not in the group whose items \
+             start at global id {} with range {}",
+            self.offset, self.range
+        )
+    }
+}
+
+impl<T: Copy, const D: usize> Drop for PrivateMem<T, D> {
+    fn drop(&mut self) {
+        if let Some(block) = self.block.take() {
+            arena::give(block);
+        }
+    }
+}
+
+impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<T, D> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, item: SItem<D>) -> &T {
+        &self.as_slice()[self.position(&item)]
+    }
+}
+
+impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<T, D> {
+    #[inline(always)]
+    fn index_mut(&mut self, item: SItem<D>) -> &mut T {
+        let position = self.position(&item);
+        &mut self.as_mut_slice()[position]
+    }
+}
+
+impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<T, D> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, item: &SItem<D>) -> &T {
+        &self.as_slice()[self.position(item)]
+    }
+}
+
+impl<T: Copy, const D: usize> IndexMut<&SItem<D>> for PrivateMem<T, D> {
+    #[inline(always)]
+    fn index_mut(&mut self, item: &SItem<D>) -> &mut T {
+        let position = self.position(item);
+        &mut self.as_mut_slice()[position]
+    }
+}
+
+impl<T: Copy + fmt::Debug, const D: usize> fmt::Debug for PrivateMem<T, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PrivateMem")
+            .field("range", &self.range)
+            .field("values", &self.as_slice())
+            .finish()
+    }
+}
+
+/// `require_private_mem::<T>()`: private memory without an initial value,
+/// zero-filled (Rust cannot hand out uninitialised memory safely).
+#[inline]
+#[must_use]
+pub fn private_mem_zeroed<T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+) -> PrivateMem<T, D> {
+    PrivateMem::new(group, |data: *mut T, len| {
+        // SAFETY: `data` is the start of a buffer of at least `len` `T`s,
+        // aligned for `T`; all-zero bytes are a valid `T` (`Zeroable`).
+        unsafe { std::ptr::write_bytes(data, 0, len) }
+    })
+}
+
+/// `require_private_mem::<T>(init)`: every item's value starts as `init`.
+#[inline]
+#[must_use]
+pub fn private_mem_filled<T: Copy, G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+    init: T,
+) -> PrivateMem<T, D> {
+    PrivateMem::new(group, |data: *mut T, len| {
+        for i in 0..len {
+            // SAFETY: `i < len` and the buffer holds at least `len` `T`s,
+            // aligned for `T`; `T: Copy`, so nothing is dropped or leaked.
+            unsafe { data.add(i).write(init) }
+        }
+    })
+}
