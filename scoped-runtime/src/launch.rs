@@ -156,6 +156,15 @@ pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     /// was made for the same `group_id`.
     #[doc(hidden)]
     unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup;
+
+    /// Runs once after every group has finished without panicking (where
+    /// reductions combine their partial results into their targets).
+    #[doc(hidden)]
+    fn __finish(self)
+    where
+        Self: Sized,
+    {
+    }
 }
 
 impl Sealed for () {}
@@ -187,6 +196,10 @@ macro_rules! tuple_args {
             unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
                 // SAFETY: the caller's contract holds for every element.
                 unsafe { ($(self.$index.__for_group(group_id, shape),)+) }
+            }
+
+            fn __finish(self) {
+                $(self.$index.__finish();)+
             }
         }
     };

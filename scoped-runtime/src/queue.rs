@@ -181,6 +181,7 @@ impl Queue {
             Some(pool) => pool.install(run),
             None => run(),
         }
+        args.__finish();
         Ok(())
     }
 }

@@ -1,0 +1,162 @@
+//! The main job: the reduction kernel of the scoped-parallelism spec
+//! (scoped parallelism v2, "Example code"), at 2^24 `i32` inputs in work
+//! groups of 128.
+//!
+//! Each work group loads its items into local memory, halves the active
+//! range with `distribute_items_and_wait!` until one value is left, and
+//! writes that sum over its first element, exactly as the spec's kernel
+//! does with its read-write buffer. Every group's sum is checked against a
+//! serial loop; the kernel time is the median of several runs after a
+//! warm-up.
+//!
+//! `cargo run --release --example reduction [-- --size N --runs R --threads T]`
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use scoped::prelude::*;
+
+const GROUP_SIZE: usize = 128;
+
+#[kernel]
+fn reduce(grp: WorkGroup<1>, mut data: ItemsWindow<'_, i32>) {
+    memory_environment!(
+        grp,
+        require_local_mem::<[i32; GROUP_SIZE]>(),
+        // Requested only to show private memory, as in the spec.
+        require_private_mem::<i32>(),
+        |scratch, private_mem| {
+            distribute_items!(grp, |idx| {
+                scratch[idx.local_id_dim(&grp, 0)] = data[idx.global_id_dim(0)];
+                private_mem[idx] = scratch[idx.local_id_dim(&grp, 0)];
+            });
+            // Instead of an explicit group_barrier, distribute_items_and_wait! would do.
+            group_barrier(grp);
+
+            // Code for a single item of each sub-group:
+            distribute_groups!(grp, |subgroup| {
+                single_item!(subgroup, || {});
+            });
+
+            // `i` lives in the physical item's private memory: read, not
+            // written, inside distribute_items!.
+            let mut i = GROUP_SIZE / 2;
+            while i > 0 {
+                distribute_items_and_wait!(grp, |idx| {
+                    let lid = idx.innermost_local_id_dim(0);
+                    if lid < i {
+                        scratch[lid] += scratch[lid + i];
+                    }
+                });
+                i /= 2;
+            }
+
+            single_item!(grp, || {
+                data[grp.group_id_dim(0) * GROUP_SIZE] = scratch[0];
+            });
+        }
+    );
+}
+
+/// Deterministic inputs in -1000..=1000, so that no group sum overflows.
+fn input(size: usize) -> Vec<i32> {
+    (0..size).map(|i| ((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as i32 - 1000).collect()
+}
+
+struct Options {
+    size: usize,
+    runs: usize,
+    threads: Option<usize>,
+}
+
+fn options() -> Result<Options, String> {
+    let mut options = Options { size: 1 << 24, runs: 15, threads: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = |name: &str| -> Result<usize, String> {
+            let text = args.next().ok_or_else(|| format!("{name} needs a value"))?;
+            text.parse().map_err(|_| format!("{name}: `{text}` is not a non-negative integer"))
+        };
+        match flag.as_str() {
+            "--size" => options.size = value("--size")?,
+            "--runs" => options.runs = value("--runs")?.max(1),
+            "--threads" => options.threads = Some(value("--threads")?),
+            other => return Err(format!("unknown argument `{other}` (expected --size, --runs, --threads)")),
+        }
+    }
+    if options.size == 0 || options.size % GROUP_SIZE != 0 {
+        return Err(format!("--size {} must be a positive multiple of {GROUP_SIZE}", options.size));
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("reduction: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let queue = match options.threads {
+        Some(n) => match Queue::with_threads(n) {
+            Ok(q) => q,
+            Err(e) => {
+                eprintln!("reduction: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Queue::new(),
+    };
+    let original = input(options.size);
+    let groups = options.size / GROUP_SIZE;
+    let mut data = original.clone();
+    let mut times = Vec::with_capacity(options.runs);
+    for run in 0..=options.runs {
+        data.copy_from_slice(&original);
+        let start = Instant::now();
+        let launched = queue.parallel_with(groups, GROUP_SIZE, ItemsMut::new(&mut data), |group, window| {
+            reduce(group, window)
+        });
+        let elapsed = start.elapsed();
+        if let Err(e) = launched {
+            eprintln!("reduction: {e}");
+            return ExitCode::FAILURE;
+        }
+        if run > 0 {
+            times.push(elapsed); // run 0 is the warm-up
+        }
+    }
+
+    let mut wrong = 0usize;
+    for (group, chunk) in original.chunks(GROUP_SIZE).enumerate() {
+        let expected: i32 = chunk.iter().sum();
+        let got = data[group * GROUP_SIZE];
+        if got != expected {
+            if wrong < 5 {
+                eprintln!("wrong result in group {group}: got {got}, expected {expected}");
+            }
+            wrong += 1;
+        }
+    }
+
+    times.sort();
+    let median: Duration = times[times.len() / 2];
+    let bytes = (options.size * std::mem::size_of::<i32>()) as f64;
+    println!(
+        "reduction: {} i32 in {groups} groups of {GROUP_SIZE} on {} threads: median {:.3} ms over {} runs \
+         ({:.2} GB/s read), min {:.3} ms",
+        options.size,
+        queue.num_threads(),
+        median.as_secs_f64() * 1e3,
+        times.len(),
+        bytes / median.as_secs_f64() / 1e9,
+        times[0].as_secs_f64() * 1e3,
+    );
+    if wrong > 0 {
+        eprintln!("reduction: FAILED, {wrong} of {groups} group sums are wrong");
+        return ExitCode::FAILURE;
+    }
+    println!("reduction: all {groups} group sums match the serial loop");
+    ExitCode::SUCCESS
+}
