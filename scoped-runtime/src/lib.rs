@@ -10,8 +10,12 @@
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
 //!   written safely by many groups at once;
 //! * [`PrivateMem`] and local memory requests — memory environments;
-//! * [`group_barrier`], `async_work_group_copy`.
+//! * [`group_barrier`], `async_work_group_copy`;
+//! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
+//!   broadcasts, `joint_*`, shuffles, OpenCL aliases) and reductions in
+//!   launches, re-exported here.
 
+pub mod algorithms;
 mod barrier;
 mod copy;
 mod distribute;
@@ -25,6 +29,7 @@ mod memory_scope;
 mod queue;
 mod rules;
 
+pub use algorithms::*;
 pub use barrier::{group_barrier, group_barrier_with_scope};
 pub use copy::DeviceEvent;
 pub use global::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};

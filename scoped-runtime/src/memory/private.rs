@@ -78,6 +78,13 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         self.range
     }
 
+    /// Global id of the first item of the group the memory belongs to
+    /// (group algorithms check that the memory holds their group's items).
+    #[inline(always)]
+    pub(crate) fn offset(&self) -> Id<D> {
+        self.offset
+    }
+
     /// All values, in increasing local linear id of their items.
     #[inline(always)]
     #[must_use]

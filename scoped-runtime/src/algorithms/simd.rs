@@ -1,0 +1,338 @@
+//! The loops behind every group algorithm: a `wide` SIMD path and the
+//! scalar path beside it.
+//!
+//! A group's values (its private memory, or a joint slice) are one
+//! contiguous slice, so every algorithm is a loop over a slice:
+//!
+//! * [`fold`]: `init op x0 op x1 …`, with four vector accumulators so that
+//!   the adds of consecutive vectors do not wait on each other;
+//! * [`scan`]: inclusive scan; each vector is scanned in-register (log2
+//!   lanes shift-and-combine steps), then the running carry from the
+//!   previous vector is combined in;
+//! * [`any_true`], [`all_true`] on `bool`s, read as bytes, 32 at a time;
+//! * [`any_by`]: a predicate over blocks, branch-free inside a block so the
+//!   compiler can vectorise the predicate itself.
+//!
+//! Only the built-in operators on the types `wide` covers take the SIMD
+//! path (see `operators.rs`); everything else uses the scalar loops. The
+//! cargo feature `scalar-algorithms` makes every call take the scalar path,
+//! so that both are tested on one machine.
+//!
+//! The SIMD path combines values in another order than the scalar one:
+//! exact for integers (wrapping arithmetic, associative and commutative),
+//! rounded differently for floating point.
+
+use wide::CmpEq;
+
+/// Whether the cargo feature `scalar-algorithms` forces the scalar loops.
+pub(crate) const FORCE_SCALAR: bool = cfg!(feature = "scalar-algorithms");
+
+/// A `wide` vector of [`N`](Lanes::N) lanes of [`Scalar`](Lanes::Scalar).
+pub(crate) trait Lanes: Copy {
+    type Scalar: Copy;
+    const N: usize;
+
+    fn splat(value: Self::Scalar) -> Self;
+    /// Loads exactly `N` values.
+    fn load(values: &[Self::Scalar]) -> Self;
+    /// Loads fewer than `N` values, the other lanes set to `fill`.
+    fn load_or(values: &[Self::Scalar], fill: Self::Scalar) -> Self;
+    /// Stores all `N` lanes into `out` (of length `N`).
+    fn store(self, out: &mut [Self::Scalar]);
+    /// Stores the first `out.len()` (< `N`) lanes.
+    fn store_prefix(self, out: &mut [Self::Scalar]);
+    /// Lane `i` takes lane `i - k`; the first `k` lanes take `fill`.
+    fn shift_up(self, k: usize, fill: Self::Scalar) -> Self;
+    /// The last lane.
+    fn last(self) -> Self::Scalar;
+    /// Combines the lanes pairwise, as a tree: `(l0 op l_{N/2}) op …`.
+    fn horizontal(self, op: impl Fn(Self::Scalar, Self::Scalar) -> Self::Scalar) -> Self::Scalar;
+}
+
+macro_rules! lanes {
+    ($($vector:ident: $scalar:ty, $n:literal;)*) => {$(
+        impl Lanes for wide::$vector {
+            type Scalar = $scalar;
+            const N: usize = $n;
+
+            #[inline(always)]
+            fn splat(value: $scalar) -> Self {
+                wide::$vector::splat(value)
+            }
+
+            #[inline(always)]
+            fn load(values: &[$scalar]) -> Self {
+                let lanes: [$scalar; $n] = values.try_into().expect("a full vector");
+                wide::$vector::new(lanes)
+            }
+
+            #[inline(always)]
+            fn load_or(values: &[$scalar], fill: $scalar) -> Self {
+                let mut lanes = [fill; $n];
+                lanes[..values.len()].copy_from_slice(values);
+                wide::$vector::new(lanes)
+            }
+
+            #[inline(always)]
+            fn store(self, out: &mut [$scalar]) {
+                out.copy_from_slice(&self.to_array());
+            }
+
+            #[inline(always)]
+            fn store_prefix(self, out: &mut [$scalar]) {
+                let lanes = self.to_array();
+                out.copy_from_slice(&lanes[..out.len()]);
+            }
+
+            #[inline(always)]
+            fn shift_up(self, k: usize, fill: $scalar) -> Self {
+                let lanes = self.to_array();
+                let mut shifted = [fill; $n];
+                shifted[k..].copy_from_slice(&lanes[..$n - k]);
+                wide::$vector::new(shifted)
+            }
+
+            #[inline(always)]
+            fn last(self) -> $scalar {
+                self.to_array()[$n - 1]
+            }
+
+            #[inline(always)]
+            fn horizontal(self, op: impl Fn($scalar, $scalar) -> $scalar) -> $scalar {
+                let mut lanes = self.to_array();
+                let mut width = $n;
+                while width > 1 {
+                    width /= 2;
+                    for i in 0..width {
+                        lanes[i] = op(lanes[i], lanes[i + width]);
+                    }
+                }
+                lanes[0]
+            }
+        }
+    )*};
+}
+
+lanes! {
+    f32x8: f32, 8;
+    f64x4: f64, 4;
+    i8x32: i8, 32;
+    u8x32: u8, 32;
+    i16x16: i16, 16;
+    u16x16: u16, 16;
+    i32x8: i32, 8;
+    u32x8: u32, 8;
+    i64x4: i64, 4;
+    u64x4: u64, 4;
+}
+
+/// `init op values[0] op values[1] op …`, strictly left to right.
+#[inline]
+pub(crate) fn scalar_fold<T: Copy>(init: T, values: &[T], op: impl Fn(T, T) -> T) -> T {
+    values.iter().fold(init, |acc, &x| op(acc, x))
+}
+
+/// Inclusive scan of `src` into `dst` starting from `carry`, strictly left
+/// to right: `dst[i] = carry op src[0] op … op src[i]`.
+#[inline]
+pub(crate) fn scalar_scan<T: Copy>(carry: T, src: &[T], dst: &mut [T], op: impl Fn(T, T) -> T) {
+    let mut acc = carry;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        acc = op(acc, s);
+        *d = acc;
+    }
+}
+
+/// `init op (the combination of all of values)` for an associative and
+/// commutative `op` with identity `identity`; `vop` is `op` lane-wise.
+#[inline]
+pub(crate) fn fold<V: Lanes>(
+    init: V::Scalar,
+    values: &[V::Scalar],
+    identity: V::Scalar,
+    vop: impl Fn(V, V) -> V,
+    op: impl Fn(V::Scalar, V::Scalar) -> V::Scalar,
+) -> V::Scalar {
+    if FORCE_SCALAR {
+        return scalar_fold(init, values, op);
+    }
+    let n = V::N;
+    if values.len() <= n {
+        // A sub-group: one (possibly partial) vector.
+        return op(init, V::load_or(values, identity).horizontal(&op));
+    }
+    let mut acc = [V::splat(identity); 4];
+    let mut blocks = values.chunks_exact(4 * n);
+    for block in &mut blocks {
+        for (k, a) in acc.iter_mut().enumerate() {
+            *a = vop(*a, V::load(&block[k * n..(k + 1) * n]));
+        }
+    }
+    let mut vectors = blocks.remainder().chunks_exact(n);
+    for (k, vector) in (&mut vectors).enumerate() {
+        acc[k] = vop(acc[k], V::load(vector));
+    }
+    let tail = vectors.remainder();
+    if !tail.is_empty() {
+        acc[3] = vop(acc[3], V::load_or(tail, identity));
+    }
+    let total = vop(vop(acc[0], acc[1]), vop(acc[2], acc[3]));
+    op(init, total.horizontal(&op))
+}
+
+/// Scans one vector in-register: lane `i` becomes `lane 0 op … op lane i`.
+#[inline(always)]
+fn scan_lanes<V: Lanes>(mut x: V, identity: V::Scalar, vop: &impl Fn(V, V) -> V) -> V {
+    let mut k = 1;
+    while k < V::N {
+        x = vop(x.shift_up(k, identity), x);
+        k *= 2;
+    }
+    x
+}
+
+/// Inclusive scan of `src` into `dst` (same length) from `carry`, for an
+/// associative `op` with identity `identity`: `dst[i] = carry op src[0] op
+/// … op src[i]`. Values from lower positions are always the left operand.
+#[inline]
+pub(crate) fn scan<V: Lanes>(
+    carry: V::Scalar,
+    src: &[V::Scalar],
+    dst: &mut [V::Scalar],
+    identity: V::Scalar,
+    vop: impl Fn(V, V) -> V,
+    op: impl Fn(V::Scalar, V::Scalar) -> V::Scalar,
+) {
+    debug_assert_eq!(src.len(), dst.len());
+    if FORCE_SCALAR {
+        return scalar_scan(carry, src, dst, op);
+    }
+    let n = V::N;
+    let mut running = V::splat(carry);
+    let mut from = src.chunks_exact(n);
+    let mut to = dst.chunks_exact_mut(n);
+    for (s, d) in (&mut from).zip(&mut to) {
+        let x = vop(running, scan_lanes(V::load(s), identity, &vop));
+        x.store(d);
+        running = V::splat(x.last());
+    }
+    let (s, d) = (from.remainder(), to.into_remainder());
+    if !s.is_empty() {
+        let x = vop(running, scan_lanes(V::load_or(s, identity), identity, &vop));
+        x.store_prefix(d);
+    }
+}
+
+/// Bytes of a `bool` slice (each 0 or 1).
+#[inline(always)]
+fn bytes(values: &[bool]) -> &[u8] {
+    bytemuck::cast_slice(values)
+}
+
+/// Whether any value is `true`.
+#[inline]
+pub(crate) fn any_true(values: &[bool]) -> bool {
+    if FORCE_SCALAR {
+        return values.iter().any(|&b| b);
+    }
+    let zero = wide::u8x32::ZERO;
+    let mut blocks = bytes(values).chunks_exact(128);
+    for block in &mut blocks {
+        let mut acc = zero;
+        for vector in block.chunks_exact(32) {
+            acc |= <wide::u8x32 as Lanes>::load(vector);
+        }
+        if !acc.cmp_eq(zero).all() {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&b| b != 0)
+}
+
+/// Whether every value is `true`.
+#[inline]
+pub(crate) fn all_true(values: &[bool]) -> bool {
+    if FORCE_SCALAR {
+        return values.iter().all(|&b| b);
+    }
+    let zero = wide::u8x32::ZERO;
+    let mut blocks = bytes(values).chunks_exact(128);
+    for block in &mut blocks {
+        let mut acc = wide::u8x32::splat(1);
+        for vector in block.chunks_exact(32) {
+            acc &= <wide::u8x32 as Lanes>::load(vector);
+        }
+        if acc.cmp_eq(zero).any() {
+            return false;
+        }
+    }
+    blocks.remainder().iter().all(|&b| b != 0)
+}
+
+/// Whether `pred` holds for any value. The predicate runs on every value of
+/// a block of 64 without branches, which the compiler can vectorise.
+#[inline]
+pub(crate) fn any_by<T>(values: &[T], pred: impl Fn(&T) -> bool) -> bool {
+    if FORCE_SCALAR {
+        return values.iter().any(pred);
+    }
+    values
+        .chunks(64)
+        .any(|block| block.iter().fold(false, |hit, x| hit | pred(x)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn add(a: i32, b: i32) -> i32 {
+        a.wrapping_add(b)
+    }
+
+    #[test]
+    fn fold_and_scan_match_the_scalar_loops_at_every_length() {
+        for len in 0..80 {
+            let values: Vec<i32> = (0..len).map(|i| (i * 37 % 23) - 11).collect();
+            let want = scalar_fold(5, &values, add);
+            let got = fold::<wide::i32x8>(5, &values, 0, |a, b| a + b, add);
+            assert_eq!(got, want, "fold, len {len}");
+
+            let mut want = vec![0; values.len()];
+            scalar_scan(5, &values, &mut want, add);
+            let mut got = vec![0; values.len()];
+            scan::<wide::i32x8>(5, &values, &mut got, 0, |a, b| a + b, add);
+            assert_eq!(got, want, "scan, len {len}");
+        }
+    }
+
+    #[test]
+    fn scan_keeps_lower_positions_on_the_left() {
+        // `a op b = b` is associative but not commutative, and 0 is a left
+        // identity: every inclusive prefix is its own last value. A scan
+        // that swapped operands anywhere would yield the carry (200) or a
+        // value from a lower position.
+        let values: Vec<u8> = (1..71).collect();
+        let mut got = vec![0; values.len()];
+        scan::<wide::u8x32>(200, &values, &mut got, 0, |_, b| b, |_, b| b);
+        assert_eq!(got, values);
+    }
+
+    #[test]
+    fn bool_scans_find_the_one_odd_value_anywhere() {
+        for len in 1..300 {
+            for odd in [0, len / 2, len - 1] {
+                let mut values = vec![false; len];
+                values[odd] = true;
+                assert!(any_true(&values), "len {len}, true at {odd}");
+                values.iter_mut().for_each(|v| *v = !*v);
+                assert!(!all_true(&values), "len {len}, false at {odd}");
+            }
+            assert!(!any_true(&vec![false; len]));
+            assert!(all_true(&vec![true; len]));
+            assert!(any_by(&vec![0u32; len], |&x| x == 0));
+            assert!(!any_by(&vec![0u32; len], |&x| x != 0));
+        }
+        assert!(!any_true(&[]));
+        assert!(all_true(&[]));
+    }
+}
