@@ -363,7 +363,7 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ChunksMut<'a, T> {
         if self.per_group == 0 {
             return Err(LaunchError::EmptyChunks { position });
         }
-        let needed = groups.checked_mul(self.per_group).unwrap_or(usize::MAX);
+        let needed = groups.saturating_mul(self.per_group);
         if self.len < needed {
             return Err(LaunchError::OutputTooShort {
                 position,

@@ -234,8 +234,8 @@ impl<const D: usize> Sub for Id<D> {
 #[inline(always)]
 pub(crate) fn scale<const D: usize>(id: Id<D>, by: Range<D>) -> Id<D> {
     let mut out = id.0;
-    for d in 0..D {
-        out[d] *= by.0[d];
+    for (component, size) in out.iter_mut().zip(by.0) {
+        *component *= size;
     }
     Id(out)
 }
