@@ -151,12 +151,32 @@ impl<T, const D: usize> IndexMut<Id<D>> for ItemsWindow<'_, T, D> {
     }
 }
 
+impl<T, const D: usize> ItemsWindow<'_, T, D> {
+    /// Position of `item`, found from its id in its work group: the check
+    /// against the window is then one the optimiser can prove from the
+    /// loop that made the item, so it costs nothing in `distribute_items!`.
+    #[inline(always)]
+    #[track_caller]
+    fn item_position(&self, item: &SItem<D>) -> usize {
+        let local = item.work_group_local_id();
+        if !self.range.contains(local) {
+            self.outside(item.global_id());
+        }
+        self.global_range.linearize(self.first + local)
+    }
+}
+
+/// Indexing with an item reaches the element of that item. An item always
+/// belongs to the work group that made it, and so to its window.
 impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
     type Output = T;
     #[inline(always)]
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
-        &self[item.global_id()]
+        let position = self.item_position(&item);
+        // SAFETY: `first + local` is inside this group's window (checked
+        // above), which the slice covers and no other group reaches.
+        unsafe { &*self.base.add(position) }
     }
 }
 
@@ -164,7 +184,9 @@ impl<T, const D: usize> IndexMut<SItem<D>> for ItemsWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn index_mut(&mut self, item: SItem<D>) -> &mut T {
-        &mut self[item.global_id()]
+        let position = self.item_position(&item);
+        // SAFETY: as in `index`; `&mut self` makes the access unique.
+        unsafe { &mut *self.base.add(position) }
     }
 }
 

@@ -17,6 +17,8 @@ pub struct SItem<const D: usize> {
     global_range: Range<D>,
     innermost_local_id: Id<D>,
     innermost_local_range: Range<D>,
+    /// Id relative to the work group the item belongs to.
+    work_group_local_id: Id<D>,
 }
 
 impl<const D: usize> SItem<D> {
@@ -26,13 +28,21 @@ impl<const D: usize> SItem<D> {
         global_range: Range<D>,
         innermost_local_id: Id<D>,
         innermost_local_range: Range<D>,
+        work_group_local_id: Id<D>,
     ) -> Self {
         Self {
             global_id,
             global_range,
             innermost_local_id,
             innermost_local_range,
+            work_group_local_id,
         }
+    }
+
+    /// Id of this item relative to its work group; windows index with it.
+    #[inline(always)]
+    pub(crate) fn work_group_local_id(&self) -> Id<D> {
+        self.work_group_local_id
     }
 
     /// Range of all logical items of the launch: number of groups times the

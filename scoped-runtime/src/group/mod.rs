@@ -100,6 +100,12 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[doc(hidden)]
     fn __for_each_group(&self, f: impl FnMut(Self::Subgroup));
 
+    /// Runs `f` for every logical item with the subgroup that holds it:
+    /// `distribute_groups!` around a lone `distribute_items!` on the
+    /// subgroup, as one loop over this group's items (same order).
+    #[doc(hidden)]
+    fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
+
     /// [`group_id`](Self::group_id) in `dimension` (also `group[dimension]`).
     #[inline(always)]
     fn group_id_dim(&self, dimension: usize) -> usize {

@@ -17,6 +17,8 @@ pub struct ScalarGroup<const D: usize> {
     group_range: Range<D>,
     global_id: Id<D>,
     global_range: Range<D>,
+    /// Id of the item relative to its work group.
+    work_group_local_id: Id<D>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -29,12 +31,14 @@ impl<const D: usize> ScalarGroup<D> {
         group_range: Range<D>,
         global_id: Id<D>,
         global_range: Range<D>,
+        work_group_local_id: Id<D>,
     ) -> Self {
         Self {
             group_id,
             group_range,
             global_id,
             global_range,
+            work_group_local_id,
             _not_send: PhantomData,
         }
     }
@@ -79,7 +83,13 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
             self.global_range,
             Id::zero(),
             Range::splat(1),
+            self.work_group_local_id,
         ));
+    }
+
+    #[inline(always)]
+    fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
+        self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
     }
 
     #[inline(always)]
@@ -89,6 +99,7 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
             Range::splat(1),
             self.global_id,
             self.global_range,
+            self.work_group_local_id,
         ));
     }
 }

@@ -33,6 +33,10 @@ pub struct SubGroup<const D: usize, const S: usize> {
     global_offset: Id<D>,
     len: usize,
     global_range: Range<D>,
+    /// Id of the first item relative to the work group.
+    local_first: Id<D>,
+    /// Logical range of the work group.
+    parent_range: Range<D>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -50,13 +54,18 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         global_offset: Id<D>,
         len: usize,
         global_range: Range<D>,
+        local_first: Id<D>,
+        parent_range: Range<D>,
     ) -> Self {
+        debug_assert!(local_first[D - 1] + len <= parent_range[D - 1]);
         Self {
             group_id,
             group_range,
             global_offset,
             len,
             global_range,
+            local_first,
+            parent_range,
             _not_send: PhantomData,
         }
     }
@@ -76,6 +85,24 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         self.len == S
     }
 
+    /// Id relative to the work group of the item in lane `lane`.
+    #[inline(always)]
+    fn in_work_group(&self, lane: usize) -> Id<D> {
+        let mut id = self.local_first;
+        id[D - 1] += lane;
+        for d in 0..D {
+            // SAFETY: sub-groups are only made by `WorkGroup::__for_each_group`,
+            // which keeps all their items inside the work group
+            // (`local_first + len <= parent_range` in the last dimension,
+            // `local_first < parent_range` in the others), and callers pass
+            // `lane < len`. Knowing it, the optimiser drops the bounds checks
+            // of windows and private memory in the lanes, which can then
+            // share SIMD instructions.
+            unsafe { std::hint::assert_unchecked(id[d] < self.parent_range[d]) };
+        }
+        id
+    }
+
     #[inline(always)]
     fn item(&self, lane: usize) -> SItem<D> {
         let mut local = Id::zero();
@@ -85,6 +112,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
             self.global_range,
             local,
             self.logical_local_range(),
+            self.in_work_group(lane),
         )
     }
 }
@@ -138,6 +166,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
+        self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
+    }
+
+    #[inline(always)]
     fn __for_each_group(&self, mut f: impl FnMut(ScalarGroup<D>)) {
         let range = self.logical_local_range();
         for lane in 0..self.len {
@@ -148,6 +181,7 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
                 range,
                 self.global_offset + id,
                 self.global_range,
+                self.in_work_group(lane),
             ));
         }
     }

@@ -100,7 +100,40 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
         let (offset, global_range, local_range) =
             (self.global_offset, self.global_range, self.local_range);
         for_each_id(local_range, |local| {
-            f(SItem::new(offset + local, global_range, local, local_range))
+            f(SItem::new(offset + local, global_range, local, local_range, local))
+        });
+    }
+
+    #[inline(always)]
+    fn __for_each_group_item(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
+        let last = self.local_range[D - 1];
+        let groups = self.sub_group_range();
+        for_each_id(self.local_range, |local| {
+            let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
+            let mut sub_id = local;
+            sub_id[D - 1] = sub;
+            let mut first = local;
+            first[D - 1] = sub * S;
+            let len = S.min(last - first[D - 1]);
+            let sub_group = SubGroup::new(
+                sub_id,
+                groups,
+                self.global_offset + first,
+                len,
+                self.global_range,
+                first,
+                self.local_range,
+            );
+            let mut in_sub_group = Id::zero();
+            in_sub_group[D - 1] = lane;
+            let item = SItem::new(
+                self.global_offset + local,
+                self.global_range,
+                in_sub_group,
+                sub_group.logical_local_range(),
+                local,
+            );
+            f(sub_group, item)
         });
     }
 
@@ -118,6 +151,8 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
                 self.global_offset + first,
                 len,
                 self.global_range,
+                first,
+                self.local_range,
             ))
         });
     }
