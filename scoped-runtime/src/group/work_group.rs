@@ -100,7 +100,13 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
         let (offset, global_range, local_range) =
             (self.global_offset, self.global_range, self.local_range);
         for_each_id(local_range, |local| {
-            f(SItem::new(offset + local, global_range, local, local_range, local))
+            f(SItem::new(
+                offset + local,
+                global_range,
+                local,
+                local_range,
+                local,
+            ))
         });
     }
 
