@@ -162,12 +162,21 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
         if !self.range.contains(local) {
             self.outside(item.global_id());
         }
+        // An item of another work group (kept from an earlier group or
+        // launch: items are `Copy` and `Send`) would reach this group's
+        // element at the same local id; debug builds catch that misuse.
+        #[cfg(debug_assertions)]
+        if self.first + local != item.global_id() {
+            self.outside(item.global_id());
+        }
         self.global_range.linearize(self.first + local)
     }
 }
 
-/// Indexing with an item reaches the element of that item. An item always
-/// belongs to the work group that made it, and so to its window.
+/// Indexing with an item reaches the element of that item, which belongs
+/// to the work group that made the item. An item of another work group
+/// panics in debug builds, naming its global id and the window; in release
+/// builds it reaches this window's element at the item's local id.
 impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
     type Output = T;
     #[inline(always)]
