@@ -1,0 +1,283 @@
+//! The comparison runner: every kernel of the suite in its `scoped`
+//! variants and as its hand-written rayon peer, alternately, in one
+//! process, at 1 thread and at all threads.
+//!
+//! ```sh
+//! cargo bench --bench compare                 # full sizes, 15 runs each
+//! cargo bench --bench compare -- --quick      # smaller sizes, 5 runs: under a minute
+//! cargo bench --bench compare -- --kernel triad --threads 2 --runs 30
+//! ```
+//!
+//! Each kernel's first run at each thread count (scoped variants and peer)
+//! is checked against the serial reference; a mismatch is reported and
+//! the runner exits with status 1 and writes nothing. Otherwise it prints
+//! the table (median times, ratio `scoped`/peer, GB/s or GFLOP/s), the
+//! launch overhead against rayon, and writes both to `BENCHMARKS.md` with
+//! the machine it ran on and a bar chart of the ratios,
+//! `benches/ratios.png`.
+
+#[path = "kernels/mod.rs"]
+mod kernels;
+#[path = "compare/report.rs"]
+mod report;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use kernels::{launch_overhead, Kernel, Scale};
+use report::{LaunchRow, Report, Row};
+use scoped::Queue;
+
+struct Options {
+    scale: Scale,
+    threads: Vec<usize>,
+    kernels: Vec<String>,
+    runs: usize,
+    write: bool,
+    launch: bool,
+}
+
+const USAGE: &str = "usage: cargo bench --bench compare -- [--quick] [--threads N[,N...]] \
+                     [--kernel NAME]... [--runs N] [--no-write] [--no-launch]";
+
+fn options() -> Result<Options, String> {
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut threads = vec![1, all];
+    threads.dedup();
+    let mut o = Options {
+        scale: Scale::Full,
+        threads,
+        kernels: Vec::new(),
+        runs: 0,
+        write: true,
+        launch: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match flag.as_str() {
+            // Passed by `cargo bench` to every bench target.
+            "--bench" => {}
+            "--quick" => o.scale = Scale::Quick,
+            "--no-write" => o.write = false,
+            "--no-launch" => o.launch = false,
+            "--threads" => {
+                let text = value("--threads")?;
+                o.threads = text
+                    .split(',')
+                    .map(|t| match t.parse::<usize>() {
+                        Ok(n) if n > 0 => Ok(n),
+                        _ => Err(format!("--threads: `{t}` is not a positive integer")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--kernel" => o.kernels.push(value("--kernel")?),
+            "--runs" => {
+                let text = value("--runs")?;
+                o.runs = match text.parse::<usize>() {
+                    Ok(n) if n > 0 => n,
+                    _ => return Err(format!("--runs: `{text}` is not a positive integer")),
+                };
+            }
+            "--help" | "-h" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    if o.runs == 0 {
+        o.runs = match o.scale {
+            Scale::Full => 15,
+            Scale::Quick => 5,
+        };
+    }
+    let names: Vec<&str> = kernels::all().iter().map(|e| e.name).collect();
+    for k in &o.kernels {
+        if !names.contains(&k.as_str()) {
+            return Err(format!(
+                "--kernel: no kernel named `{k}` (kernels: {})",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(o)
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+/// Runs one kernel at `threads` threads: a checked first run of every
+/// variant and of the peer, then `runs` timed rounds, each variant and the
+/// peer alternately. Returns one row per variant, or the mismatches.
+fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<Row>, Vec<String>> {
+    let queue = Queue::with_threads(threads).expect("scoped queue");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool");
+    let variants = kernel.variants();
+    let mut errors = Vec::new();
+    for (v, variant) in variants.iter().enumerate() {
+        kernel.clear();
+        kernel.run_scoped(&queue, v);
+        if let Err(e) = kernel.check_scoped() {
+            errors.push(format!(
+                "{} (scoped, {variant}, {threads} threads): {e}",
+                kernel.name()
+            ));
+        }
+    }
+    kernel.clear();
+    pool.install(|| kernel.run_peer());
+    if let Err(e) = kernel.check_peer() {
+        errors.push(format!("{} (peer, {threads} threads): {e}", kernel.name()));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+
+    let mut scoped_times = vec![Vec::with_capacity(runs); variants.len()];
+    let mut peer_times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        for (v, times) in scoped_times.iter_mut().enumerate() {
+            times.push(timed(|| kernel.run_scoped(&queue, v)));
+        }
+        peer_times.push(timed(|| pool.install(|| kernel.run_peer())));
+    }
+    let peer = median(&mut peer_times);
+    let work = kernel.work();
+    Ok(variants
+        .iter()
+        .zip(&mut scoped_times)
+        .map(|(variant, times)| {
+            let scoped = median(times);
+            let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
+            let (peer_rate, _) = work.rate(peer.as_secs_f64());
+            Row {
+                kernel: kernel.name(),
+                variant,
+                size: kernel.size(),
+                threads,
+                scoped,
+                peer,
+                scoped_rate,
+                peer_rate,
+                unit,
+            }
+        })
+        .collect())
+}
+
+/// Launch overhead at `threads` threads: batches of launches of the empty
+/// kernel and of rayon's empty `par_iter`, alternately.
+fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
+    const BATCH: usize = 200;
+    let queue = Queue::with_threads(threads).expect("scoped queue");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool");
+    launch_overhead::GROUP_COUNTS
+        .iter()
+        .map(|&groups| {
+            let (mut scoped, mut rayon) = (Vec::new(), Vec::new());
+            // One untimed round to wake the threads up.
+            for round in 0..=runs {
+                let s = launch_overhead::time_batch(BATCH, || {
+                    launch_overhead::scoped_launch(&queue, groups)
+                });
+                // Entered from this thread every time, as a launch is.
+                let r = launch_overhead::time_batch(BATCH, || {
+                    pool.install(|| launch_overhead::rayon_launch(groups))
+                });
+                if round > 0 {
+                    scoped.push(s);
+                    rayon.push(r);
+                }
+            }
+            LaunchRow {
+                groups,
+                threads,
+                scoped: median(&mut scoped),
+                rayon: median(&mut rayon),
+            }
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let options = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("compare: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for entry in kernels::all() {
+        if !options.kernels.is_empty() && !options.kernels.iter().any(|k| k == entry.name) {
+            continue;
+        }
+        eprintln!(
+            "compare: setting up {} (inputs and serial reference)",
+            entry.name
+        );
+        let mut kernel = (entry.setup)(options.scale);
+        for &threads in &options.threads {
+            eprintln!("compare: {} at {threads} threads", entry.name);
+            match measure(kernel.as_mut(), threads, options.runs) {
+                Ok(r) => {
+                    for row in &r {
+                        eprintln!("  {}", row.line());
+                    }
+                    rows.extend(r);
+                }
+                Err(e) => errors.extend(e),
+            }
+        }
+    }
+    let mut launch = Vec::new();
+    if options.launch {
+        eprintln!("compare: launch overhead");
+        for &threads in &options.threads {
+            launch.extend(measure_launch(threads, options.runs.max(10)));
+        }
+    }
+
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("compare: WRONG RESULT: {e}");
+        }
+        eprintln!("compare: {} mismatches; nothing written", errors.len());
+        return ExitCode::FAILURE;
+    }
+    let report = Report {
+        quick: options.scale == Scale::Quick,
+        runs: options.runs,
+        rows,
+        launch,
+        elapsed: started.elapsed(),
+        args: std::env::args()
+            .skip(1)
+            .filter(|a| a != "--bench")
+            .collect(),
+    };
+    let markdown = report.markdown();
+    println!("{markdown}");
+    if options.write {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        if let Err(e) = report.write(root) {
+            eprintln!("compare: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}

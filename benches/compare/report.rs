@@ -1,0 +1,402 @@
+//! The comparison runner's output: the table, the machine, and the bar
+//! chart of the ratios, as printed and as written to `BENCHMARKS.md`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// One `scoped` variant of one kernel at one thread count.
+pub(crate) struct Row {
+    pub(crate) kernel: &'static str,
+    pub(crate) variant: &'static str,
+    pub(crate) size: String,
+    pub(crate) threads: usize,
+    pub(crate) scoped: Duration,
+    pub(crate) peer: Duration,
+    pub(crate) scoped_rate: f64,
+    pub(crate) peer_rate: f64,
+    pub(crate) unit: &'static str,
+}
+
+impl Row {
+    pub(crate) fn ratio(&self) -> f64 {
+        self.scoped.as_secs_f64() / self.peer.as_secs_f64()
+    }
+
+    /// One line for the progress log.
+    pub(crate) fn line(&self) -> String {
+        format!(
+            "{} [{}] {} thr: scoped {:.3} ms, peer {:.3} ms, ratio {:.3}, {:.1} / {:.1} {}",
+            self.kernel,
+            self.variant,
+            self.threads,
+            ms(self.scoped),
+            ms(self.peer),
+            self.ratio(),
+            self.scoped_rate,
+            self.peer_rate,
+            self.unit
+        )
+    }
+}
+
+/// Launch overhead at one group count and thread count.
+pub(crate) struct LaunchRow {
+    pub(crate) groups: usize,
+    pub(crate) threads: usize,
+    pub(crate) scoped: Duration,
+    pub(crate) rayon: Duration,
+}
+
+/// Everything one run of the runner measured.
+pub(crate) struct Report {
+    pub(crate) quick: bool,
+    pub(crate) runs: usize,
+    pub(crate) rows: Vec<Row>,
+    pub(crate) launch: Vec<LaunchRow>,
+    pub(crate) elapsed: Duration,
+    pub(crate) args: Vec<String>,
+}
+
+/// Ratio `scoped`/peer a kernel should not exceed.
+const TARGET_RATIO: f64 = 1.05;
+/// Ratio of launch overheads `scoped`/rayon to aim at.
+const LAUNCH_TARGET: f64 = 1.2;
+/// Where the chart goes, relative to the package root.
+const CHART: &str = "benches/ratios.png";
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+impl Report {
+    /// The report as Markdown: what `BENCHMARKS.md` holds, and what the
+    /// runner prints.
+    pub(crate) fn markdown(&self) -> String {
+        let mut s = String::new();
+        let command = if self.args.is_empty() {
+            "cargo bench --bench compare".to_string()
+        } else {
+            format!("cargo bench --bench compare -- {}", self.args.join(" "))
+        };
+        let _ = writeln!(s, "# Benchmarks\n");
+        let _ = writeln!(
+            s,
+            "Written by `{command}` ({}, median of {} runs per entry, {:.0} s in all). \
+             Each kernel's `scoped` variants and its hand-written rayon peer run \
+             alternately in one process; the first run of each is checked against a \
+             serial reference. Sources: `benches/kernels/` (one module per kernel, \
+             `scoped` and peer side by side).\n",
+            if self.quick {
+                "quick mode: smaller sizes, fewer runs"
+            } else {
+                "full sizes"
+            },
+            self.runs,
+            self.elapsed.as_secs_f64()
+        );
+        let _ = writeln!(s, "## Machine\n");
+        for line in machine() {
+            let _ = writeln!(s, "* {line}");
+        }
+        let _ = writeln!(s, "\n## Kernels\n");
+        let _ = writeln!(
+            s,
+            "Ratio = `scoped` median / peer median: below 1 `scoped` is faster; the \
+             target is at most {TARGET_RATIO:.2}. Rates are `scoped` / peer.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| kernel | variant | size | threads | scoped (ms) | peer (ms) | scoped/peer | rate (scoped / peer) |"
+        );
+        let _ = writeln!(s, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        for r in &self.rows {
+            let flag = if r.ratio() > TARGET_RATIO { " ✗" } else { "" };
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3}{flag} | {:.1} / {:.1} {} |",
+                r.kernel,
+                r.variant,
+                r.size,
+                r.threads,
+                ms(r.scoped),
+                ms(r.peer),
+                r.ratio(),
+                r.scoped_rate,
+                r.peer_rate,
+                r.unit
+            );
+        }
+        if let Some(line) = self.bandwidth() {
+            let _ = writeln!(s, "\n{line}");
+        }
+        if !self.launch.is_empty() {
+            let _ = writeln!(s, "\n## Launch overhead\n");
+            let _ = writeln!(
+                s,
+                "An empty kernel (work groups of one item) against \
+                 `(0..n).into_par_iter().for_each(|i| black_box(i))` on a pool of the same \
+                 size; mean per launch over batches of 200, median of the batches. Target: \
+                 at most {LAUNCH_TARGET:.1}× rayon.\n"
+            );
+            let _ = writeln!(
+                s,
+                "| groups | threads | scoped (µs) | rayon (µs) | scoped/rayon |"
+            );
+            let _ = writeln!(s, "| ---: | ---: | ---: | ---: | ---: |");
+            for l in &self.launch {
+                let ratio = l.scoped.as_secs_f64() / l.rayon.as_secs_f64();
+                let flag = if ratio > LAUNCH_TARGET { " ✗" } else { "" };
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {:.2} | {:.2} | {ratio:.2}{flag} |",
+                    l.groups,
+                    l.threads,
+                    us(l.scoped),
+                    us(l.rayon)
+                );
+            }
+        }
+        if !self.rows.is_empty() {
+            let _ = writeln!(s, "\n## Ratios\n\n![scoped/peer ratio per kernel]({CHART})");
+        }
+        s
+    }
+
+    /// The triad against the best bandwidth any kernel reached, at the
+    /// largest thread count.
+    fn bandwidth(&self) -> Option<String> {
+        let threads = self.rows.iter().map(|r| r.threads).max()?;
+        let rows = || {
+            self.rows
+                .iter()
+                .filter(|r| r.threads == threads && r.unit == "GB/s")
+        };
+        let (best, best_what) = rows()
+            .flat_map(|r| {
+                [
+                    (r.scoped_rate, format!("{} scoped {}", r.kernel, r.variant)),
+                    (r.peer_rate, format!("{} peer", r.kernel)),
+                ]
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))?;
+        let triad = rows()
+            .filter(|r| r.kernel == "triad")
+            .max_by(|a, b| a.scoped_rate.total_cmp(&b.scoped_rate))?;
+        Some(format!(
+            "Memory bandwidth at {threads} threads: the best the suite measured is \
+             {best:.1} GB/s ({best_what}); the `scoped` triad ({}) reaches {:.1} GB/s, \
+             {:.0}% of it (target: at least 90%).",
+            triad.variant,
+            triad.scoped_rate,
+            100.0 * triad.scoped_rate / best
+        ))
+    }
+
+    /// Writes `BENCHMARKS.md` and the chart under `root`.
+    pub(crate) fn write(&self, root: &Path) -> Result<(), String> {
+        let markdown = root.join("BENCHMARKS.md");
+        std::fs::write(&markdown, self.markdown())
+            .map_err(|e| format!("cannot write {}: {e}", markdown.display()))?;
+        if !self.rows.is_empty() {
+            let chart = root.join(CHART);
+            chart::draw(&self.rows, &chart)
+                .map_err(|e| format!("cannot draw {}: {e}", chart.display()))?;
+            eprintln!(
+                "compare: wrote {} and {}",
+                markdown.display(),
+                chart.display()
+            );
+        } else {
+            eprintln!("compare: wrote {}", markdown.display());
+        }
+        Ok(())
+    }
+}
+
+/// Lines describing the machine and the build.
+fn machine() -> Vec<String> {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let rustc =
+        std::process::Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
+            .arg("--version")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "unknown".into());
+    let features: Vec<&str> = [
+        ("avx512f", cfg!(target_feature = "avx512f")),
+        ("avx2", cfg!(target_feature = "avx2")),
+        ("fma", cfg!(target_feature = "fma")),
+        ("sse4.2", cfg!(target_feature = "sse4.2")),
+    ]
+    .iter()
+    .filter(|(_, on)| *on)
+    .map(|(name, _)| *name)
+    .collect();
+    vec![
+        format!("CPU: {cpu}"),
+        format!("threads available: {cores}"),
+        format!("compiler: {rustc}"),
+        format!(
+            "flags: `-C target-cpu=native` (from `.cargo/config.toml`), bench profile; \
+             target features: {}; sub-group size {}",
+            features.join(", "),
+            scoped::DEFAULT_SUB_GROUP_SIZE
+        ),
+        format!("date: {}", utc_now()),
+    ]
+}
+
+/// The current date and time in UTC, `YYYY-MM-DD HH:MM UTC`.
+fn utc_now() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// The bar chart, drawn with plotters' bitmap backend and an embedded
+/// font (no system libraries).
+mod chart {
+    use std::path::Path;
+
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+    use super::{Row, TARGET_RATIO};
+
+    const WIDTH: u32 = 1000;
+    const BAR: i32 = 22;
+    const GAP: i32 = 6;
+    const TOP: i32 = 60;
+    const LEFT: i32 = 330;
+    const RIGHT: i32 = 90;
+    const BOTTOM: i32 = 50;
+
+    pub(super) fn draw(rows: &[Row], path: &Path) -> Result<(), String> {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .map_err(|_| "the embedded font is invalid".to_string())?;
+        let height = TOP + rows.len() as i32 * (BAR + GAP) + BOTTOM;
+        let root = BitMapBackend::new(path, (WIDTH, height as u32)).into_drawing_area();
+        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+        root.fill(&WHITE).map_err(e)?;
+
+        let max_ratio = rows.iter().map(Row::ratio).fold(1.5f64, f64::max);
+        let x_max = (max_ratio * 2.0).ceil() / 2.0;
+        let plot_width = (WIDTH as i32 - LEFT - RIGHT) as f64;
+        let x_of = |ratio: f64| LEFT + (ratio.min(x_max) / x_max * plot_width) as i32;
+        let font = |size: f64| ("sans-serif", size).into_font();
+
+        root.draw(&Text::new(
+            "scoped / hand-written rayon: median time ratio (lower is better)",
+            (LEFT - 300, 15),
+            font(20.0).color(&BLACK),
+        ))
+        .map_err(e)?;
+        let one_thread = RGBColor(66, 120, 200);
+        let all_threads = RGBColor(230, 140, 40);
+        let max_threads = rows.iter().map(|r| r.threads).max().unwrap_or(1);
+        for (i, (label, color)) in [
+            ("1 thread".to_string(), one_thread),
+            (format!("{max_threads} threads"), all_threads),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let x = LEFT + 160 * i as i32;
+            root.draw(&Rectangle::new([(x, 40), (x + 14, 52)], color.filled()))
+                .map_err(e)?;
+            root.draw(&Text::new(label, (x + 20, 38), font(15.0).color(&BLACK)))
+                .map_err(e)?;
+        }
+
+        let bottom = TOP + rows.len() as i32 * (BAR + GAP);
+        for (i, row) in rows.iter().enumerate() {
+            let y = TOP + i as i32 * (BAR + GAP);
+            let color = if row.threads == 1 {
+                one_thread
+            } else {
+                all_threads
+            };
+            root.draw(&Rectangle::new(
+                [(LEFT, y), (x_of(row.ratio()), y + BAR)],
+                color.filled(),
+            ))
+            .map_err(e)?;
+            let label = format!("{} · {} · {} thr", row.kernel, row.variant, row.threads);
+            let right = font(14.0)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Right, VPos::Center));
+            root.draw(&Text::new(label, (LEFT - 8, y + BAR / 2), right))
+                .map_err(e)?;
+            let left = font(14.0)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center));
+            root.draw(&Text::new(
+                format!("{:.2}", row.ratio()),
+                (x_of(row.ratio()) + 6, y + BAR / 2),
+                left,
+            ))
+            .map_err(e)?;
+        }
+
+        // Axis with ticks every 0.5, and the lines at 1 and at the target.
+        root.draw(&PathElement::new(
+            vec![(LEFT, bottom), (LEFT + plot_width as i32, bottom)],
+            BLACK,
+        ))
+        .map_err(e)?;
+        let mut tick = 0.0;
+        while tick <= x_max + 1e-9 {
+            let x = x_of(tick);
+            root.draw(&PathElement::new(vec![(x, bottom), (x, bottom + 5)], BLACK))
+                .map_err(e)?;
+            let centred = font(13.0)
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Top));
+            root.draw(&Text::new(format!("{tick:.1}"), (x, bottom + 8), centred))
+                .map_err(e)?;
+            tick += 0.5;
+        }
+        for (ratio, style) in [
+            (1.0, BLACK.stroke_width(2)),
+            (TARGET_RATIO, RED.stroke_width(1)),
+        ] {
+            let x = x_of(ratio);
+            root.draw(&PathElement::new(vec![(x, TOP - 4), (x, bottom)], style))
+                .map_err(e)?;
+        }
+        root.present().map_err(e)?;
+        Ok(())
+    }
+}

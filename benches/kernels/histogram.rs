@@ -1,0 +1,159 @@
+//! Kernel 7, histogram of 2^25 `u32` into 256 bins (the top byte of each
+//! value), in two steps: group-local histograms, then a merge.
+//!
+//! * `scoped`: work groups of 16384 items count into a histogram in local
+//!   memory and write it to their chunk of a table of partial histograms;
+//!   a second launch of one group of 256 items (one per bin) adds the table
+//!   up, row by row, every row across the lanes.
+//! * peer: `par_chunks(16384).fold(...)` into `[u32; 256]` histograms and a
+//!   `reduce` that adds them.
+//!
+//! Bytes counted: the input read once.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+
+use super::{check_equal, mix, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "histogram";
+const BINS: usize = 256;
+const GROUP_SIZE: usize = 16384;
+
+#[inline(always)]
+fn bin(x: u32) -> usize {
+    (x >> 24) as usize
+}
+
+#[kernel]
+fn count_groups(group: WorkGroup<1>, input: &[u32], mut partial: ChunkWindow<'_, u32>) {
+    memory_environment!(group, require_local_mem::<[u32; BINS]>(), |counts| {
+        distribute_items!(group, |idx| counts[bin(input[idx.global_linear_id()])] += 1);
+        single_item!(group, || partial
+            .as_mut_slice()
+            .copy_from_slice(&counts[..]));
+    });
+}
+
+#[kernel]
+fn merge(group: WorkGroup<1>, partial: &[u32], mut histogram: ItemsWindow<'_, u32>) {
+    memory_environment!(group, require_private_mem::<u32>(), |total| {
+        for row in partial.chunks_exact(BINS) {
+            distribute_items!(group, |idx| total[idx] +=
+                row[idx.innermost_local_id_dim(0)]);
+        }
+        distribute_items!(group, |idx| histogram[idx] = total[idx]);
+    });
+}
+
+/// The hand-written peer.
+fn histogram_peer(input: &[u32]) -> [u32; BINS] {
+    input
+        .par_chunks(GROUP_SIZE)
+        .fold(
+            || [0u32; BINS],
+            |mut counts, chunk| {
+                for &x in chunk {
+                    counts[bin(x)] += 1;
+                }
+                counts
+            },
+        )
+        .reduce(
+            || [0u32; BINS],
+            |mut a, b| {
+                for (a, b) in a.iter_mut().zip(b) {
+                    *a += b;
+                }
+                a
+            },
+        )
+}
+
+/// The serial reference.
+fn histogram_reference(input: &[u32]) -> Vec<u32> {
+    let mut counts = vec![0u32; BINS];
+    for &x in input {
+        counts[bin(x)] += 1;
+    }
+    counts
+}
+
+pub(crate) struct Histogram {
+    input: Vec<u32>,
+    partial: Vec<u32>,
+    scoped: Vec<u32>,
+    peer: Vec<u32>,
+    reference: Vec<u32>,
+}
+
+impl Histogram {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 1 << 25,
+            Scale::Quick => 1 << 23,
+        };
+        let input: Vec<u32> = (0..n as u64).map(|i| mix(i ^ (12 << 40))).collect();
+        let reference = histogram_reference(&input);
+        Self {
+            partial: vec![0; n / GROUP_SIZE * BINS],
+            input,
+            scoped: vec![0; BINS],
+            peer: vec![0; BINS],
+            reference,
+        }
+    }
+}
+
+impl Kernel for Histogram {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("2^{} u32, {BINS} bins", self.input.len().ilog2())
+    }
+
+    fn work(&self) -> Work {
+        Work::Bytes((4 * self.input.len()) as f64)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["local histograms"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
+        let input = &self.input;
+        let groups = input.len() / GROUP_SIZE;
+        queue
+            .parallel_with(
+                groups,
+                GROUP_SIZE,
+                ChunksMut::new(&mut self.partial, BINS),
+                |g, w| count_groups(g, input, w),
+            )
+            .expect("histogram launch (counts)");
+        let partial = &self.partial;
+        queue
+            .parallel_with(1, BINS, ItemsMut::new(&mut self.scoped), |g, w| {
+                merge(g, partial, w)
+            })
+            .expect("histogram launch (merge)");
+    }
+
+    fn run_peer(&mut self) {
+        self.peer.copy_from_slice(&histogram_peer(&self.input));
+    }
+
+    fn clear(&mut self) {
+        self.scoped.fill(u32::MAX);
+        self.peer.fill(u32::MAX);
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("bins", &self.scoped, &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("bins", &self.peer, &self.reference)
+    }
+}

@@ -1,0 +1,228 @@
+//! Kernel 5, 2-D 5-point Jacobi stencil: a 4096×4096 `f32` grid, 10
+//! sweeps. Each sweep sets every interior point to the mean of its four
+//! neighbours in the previous grid, `0.25 · ((north + south) + (west +
+//! east))`, and keeps the boundary. Sweeps alternate between two grids; the
+//! first reads the initial grid, which stays untouched.
+//!
+//! * `scoped`: one 2-D launch per sweep, work groups of 16×128 points.
+//!   Each group stages its tile with a one-point halo in local memory (the
+//!   items copy the interior, one item the halo), waits, and computes.
+//! * peer: `par_chunks_mut` over the rows of the new grid, each row from
+//!   the three rows around it in the old one.
+//!
+//! Both compute the same expression, so they agree bit for bit with the
+//! reference. Bytes counted per sweep: the grid read once, written once.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+
+use super::{check_equal, floats, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "jacobi";
+const SWEEPS: usize = 10;
+/// Rows and columns of a work group's tile.
+const TILE_ROWS: usize = 16;
+const TILE_COLS: usize = 128;
+
+/// A tile with its halo: one extra row above and below, one extra column
+/// left and right.
+type HaloTile = [[f32; TILE_COLS + 2]; TILE_ROWS + 2];
+
+#[inline(always)]
+fn stencil(north: f32, south: f32, west: f32, east: f32) -> f32 {
+    0.25 * ((north + south) + (west + east))
+}
+
+#[kernel]
+fn jacobi_sweep(group: WorkGroup<2>, old: &[f32], n: usize, mut new: ItemsWindow<'_, f32, 2>) {
+    memory_environment!(group, require_local_mem::<HaloTile>(), |tile| {
+        let row0 = group.group_id_dim(0) * TILE_ROWS;
+        let col0 = group.group_id_dim(1) * TILE_COLS;
+        distribute_items!(group, |idx| {
+            let (r, c) = (idx.innermost_local_id_dim(0), idx.innermost_local_id_dim(1));
+            tile[r + 1][c + 1] = old[(row0 + r) * n + col0 + c];
+        });
+        single_item!(group, || {
+            // The halo; outside the grid it stays zero (and is never used,
+            // since boundary points are copied, not averaged).
+            for c in 0..TILE_COLS {
+                if row0 > 0 {
+                    tile[0][c + 1] = old[(row0 - 1) * n + col0 + c];
+                }
+                if row0 + TILE_ROWS < n {
+                    tile[TILE_ROWS + 1][c + 1] = old[(row0 + TILE_ROWS) * n + col0 + c];
+                }
+            }
+            for r in 0..TILE_ROWS {
+                if col0 > 0 {
+                    tile[r + 1][0] = old[(row0 + r) * n + col0 - 1];
+                }
+                if col0 + TILE_COLS < n {
+                    tile[r + 1][TILE_COLS + 1] = old[(row0 + r) * n + col0 + TILE_COLS];
+                }
+            }
+        });
+        group_barrier(group);
+        distribute_items!(group, |idx| {
+            let (r, c) = (idx.innermost_local_id_dim(0), idx.innermost_local_id_dim(1));
+            let (i, j) = (row0 + r, col0 + c);
+            new[idx] = if i == 0 || j == 0 || i == n - 1 || j == n - 1 {
+                tile[r + 1][c + 1]
+            } else {
+                stencil(
+                    tile[r][c + 1],
+                    tile[r + 2][c + 1],
+                    tile[r + 1][c],
+                    tile[r + 1][c + 2],
+                )
+            };
+        });
+    });
+}
+
+/// One sweep of the hand-written peer.
+fn sweep_peer(old: &[f32], new: &mut [f32], n: usize) {
+    new.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+        let mid = &old[i * n..][..n];
+        if i == 0 || i == n - 1 {
+            row.copy_from_slice(mid);
+            return;
+        }
+        let north = &old[(i - 1) * n..][..n];
+        let south = &old[(i + 1) * n..][..n];
+        row[0] = mid[0];
+        row[n - 1] = mid[n - 1];
+        for j in 1..n - 1 {
+            row[j] = stencil(north[j], south[j], mid[j - 1], mid[j + 1]);
+        }
+    });
+}
+
+/// One sweep of the serial reference.
+fn sweep_reference(old: &[f32], new: &mut [f32], n: usize) {
+    for i in 0..n {
+        for j in 0..n {
+            new[i * n + j] = if i == 0 || j == 0 || i == n - 1 || j == n - 1 {
+                old[i * n + j]
+            } else {
+                stencil(
+                    old[(i - 1) * n + j],
+                    old[(i + 1) * n + j],
+                    old[i * n + j - 1],
+                    old[i * n + j + 1],
+                )
+            };
+        }
+    }
+}
+
+/// Runs `SWEEPS` sweeps from `initial`, alternating between `a` and `b`;
+/// returns which one holds the result.
+fn sweeps<'a>(
+    initial: &[f32],
+    a: &'a mut [f32],
+    b: &'a mut [f32],
+    mut sweep: impl FnMut(&[f32], &mut [f32]),
+) -> &'a [f32] {
+    sweep(initial, a);
+    for s in 1..SWEEPS {
+        if s & 1 == 1 {
+            sweep(a, b);
+        } else {
+            sweep(b, a);
+        }
+    }
+    if SWEEPS & 1 == 0 {
+        b
+    } else {
+        a
+    }
+}
+
+pub(crate) struct Jacobi {
+    n: usize,
+    initial: Vec<f32>,
+    scoped: [Vec<f32>; 2],
+    peer: [Vec<f32>; 2],
+    reference: Vec<f32>,
+}
+
+impl Jacobi {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 4096,
+            Scale::Quick => 1024,
+        };
+        let initial = floats(n * n, 0.0, 1.0, 10);
+        let (mut a, mut b) = (vec![0.0; n * n], vec![0.0; n * n]);
+        let reference = sweeps(&initial, &mut a, &mut b, |old, new| {
+            sweep_reference(old, new, n)
+        })
+        .to_vec();
+        Self {
+            n,
+            initial,
+            scoped: [a, b],
+            peer: [vec![0.0; n * n], vec![0.0; n * n]],
+            reference,
+        }
+    }
+
+    fn result(grids: &[Vec<f32>; 2]) -> &[f32] {
+        &grids[if SWEEPS & 1 == 0 { 1 } else { 0 }]
+    }
+}
+
+impl Kernel for Jacobi {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("{0}x{0} f32, {SWEEPS} sweeps", self.n)
+    }
+
+    fn work(&self) -> Work {
+        Work::Bytes((SWEEPS * 2 * 4 * self.n * self.n) as f64)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["halo tiles"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
+        let n = self.n;
+        let groups = (n / TILE_ROWS, n / TILE_COLS);
+        let [a, b] = &mut self.scoped;
+        sweeps(&self.initial, a, b, |old, new| {
+            queue
+                .parallel_with(
+                    groups,
+                    (TILE_ROWS, TILE_COLS),
+                    ItemsMut::new(new),
+                    |g, w| jacobi_sweep(g, old, n, w),
+                )
+                .expect("jacobi launch");
+        });
+    }
+
+    fn run_peer(&mut self) {
+        let n = self.n;
+        let [a, b] = &mut self.peer;
+        sweeps(&self.initial, a, b, |old, new| sweep_peer(old, new, n));
+    }
+
+    fn clear(&mut self) {
+        for v in self.scoped.iter_mut().chain(&mut self.peer) {
+            v.fill(f32::NAN);
+        }
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("grid", Self::result(&self.scoped), &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("grid", Self::result(&self.peer), &self.reference)
+    }
+}

@@ -1,0 +1,180 @@
+//! Kernel 3, matrix multiply `C = A·B`: 1024×1024 `f32`, row-major, with
+//! 16×16 tiles of `A` and `B` staged in local memory.
+//!
+//! * `scoped`: a 2-D launch of 16×16 work groups, one per tile of `C`.
+//!   For every tile step the items copy one tile of `A` and one of `B`
+//!   into local memory, wait, and add the 16 products of their row and
+//!   column to a running sum in private memory.
+//! * peer: the same algorithm with rayon and slices: `par_chunks_mut` over
+//!   blocks of 16 rows of `C`, each task walking its 16×16 tiles with the
+//!   tiles of `A` and `B` copied into stack arrays.
+//!
+//! Every version sums the products of `C[i][j]` in increasing `k` with
+//! `mul_add`, so all agree bit for bit with the serial reference.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+
+use super::{check_equal, floats, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "matmul";
+const TILE: usize = 16;
+
+type Tile = [[f32; TILE]; TILE];
+
+#[kernel]
+fn matmul_tiled(
+    group: WorkGroup<2>,
+    a: &[f32],
+    b: &[f32],
+    n: usize,
+    mut c: ItemsWindow<'_, f32, 2>,
+) {
+    memory_environment!(
+        group,
+        require_local_mem::<Tile>(),
+        require_local_mem::<Tile>(),
+        require_private_mem::<f32>(),
+        |a_tile, b_tile, sum| {
+            let row0 = group.group_id_dim(0) * TILE;
+            let col0 = group.group_id_dim(1) * TILE;
+            for step in 0..n / TILE {
+                let k0 = step * TILE;
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, k) = (idx.innermost_local_id_dim(0), idx.innermost_local_id_dim(1));
+                    a_tile[r][k] = a[(row0 + r) * n + k0 + k];
+                    b_tile[r][k] = b[(k0 + r) * n + col0 + k];
+                });
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, col) = (idx.innermost_local_id_dim(0), idx.innermost_local_id_dim(1));
+                    let mut s = sum[idx];
+                    for k in 0..TILE {
+                        s = a_tile[r][k].mul_add(b_tile[k][col], s);
+                    }
+                    sum[idx] = s;
+                });
+            }
+            distribute_items!(group, |idx| c[idx] = sum[idx]);
+        }
+    );
+}
+
+/// The hand-written peer: the same tiling with rayon and slices.
+fn matmul_peer(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
+    c.par_chunks_mut(TILE * n)
+        .enumerate()
+        .for_each(|(block_row, rows)| {
+            let row0 = block_row * TILE;
+            for col0 in (0..n).step_by(TILE) {
+                let mut acc: Tile = [[0.0; TILE]; TILE];
+                for k0 in (0..n).step_by(TILE) {
+                    let mut a_tile: Tile = [[0.0; TILE]; TILE];
+                    let mut b_tile: Tile = [[0.0; TILE]; TILE];
+                    for r in 0..TILE {
+                        a_tile[r].copy_from_slice(&a[(row0 + r) * n + k0..][..TILE]);
+                        b_tile[r].copy_from_slice(&b[(k0 + r) * n + col0..][..TILE]);
+                    }
+                    for (acc_row, a_row) in acc.iter_mut().zip(&a_tile) {
+                        for (&x, b_row) in a_row.iter().zip(&b_tile) {
+                            for (s, &y) in acc_row.iter_mut().zip(b_row) {
+                                *s = x.mul_add(y, *s);
+                            }
+                        }
+                    }
+                }
+                for (r, acc_row) in acc.iter().enumerate() {
+                    rows[r * n + col0..][..TILE].copy_from_slice(acc_row);
+                }
+            }
+        });
+}
+
+/// The serial reference: the i-k-j loop order, sums in increasing `k`.
+fn matmul_reference(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; n * n];
+    for (c_row, a_row) in c.chunks_mut(n).zip(a.chunks(n)) {
+        for (&x, b_row) in a_row.iter().zip(b.chunks(n)) {
+            for (s, &y) in c_row.iter_mut().zip(b_row) {
+                *s = x.mul_add(y, *s);
+            }
+        }
+    }
+    c
+}
+
+pub(crate) struct Matmul {
+    n: usize,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    scoped: Vec<f32>,
+    peer: Vec<f32>,
+    reference: Vec<f32>,
+}
+
+impl Matmul {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 1024,
+            Scale::Quick => 512,
+        };
+        let a = floats(n * n, -1.0, 1.0, 4);
+        let b = floats(n * n, -1.0, 1.0, 5);
+        let reference = matmul_reference(&a, &b, n);
+        Self {
+            n,
+            a,
+            b,
+            scoped: vec![0.0; n * n],
+            peer: vec![0.0; n * n],
+            reference,
+        }
+    }
+}
+
+impl Kernel for Matmul {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("{0}x{0} f32", self.n)
+    }
+
+    fn work(&self) -> Work {
+        Work::Flops(2.0 * (self.n as f64).powi(3))
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["tiled"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
+        let (a, b, n) = (&self.a, &self.b, self.n);
+        let tiles = n / TILE;
+        queue
+            .parallel_with(
+                (tiles, tiles),
+                (TILE, TILE),
+                ItemsMut::new(&mut self.scoped),
+                |g, c| matmul_tiled(g, a, b, n, c),
+            )
+            .expect("matmul launch");
+    }
+
+    fn run_peer(&mut self) {
+        matmul_peer(&self.a, &self.b, &mut self.peer, self.n);
+    }
+
+    fn clear(&mut self) {
+        self.scoped.fill(f32::NAN);
+        self.peer.fill(f32::NAN);
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("C", &self.scoped, &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("C", &self.peer, &self.reference)
+    }
+}

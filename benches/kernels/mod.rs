@@ -1,0 +1,221 @@
+//! The kernels of the benchmark suite, each written three ways side by
+//! side in its own module: with `scoped` (one or more variants), as the
+//! hand-written rayon + slices peer, and as a serial reference that checks
+//! both.
+//!
+//! | module | kernel |
+//! | --- | --- |
+//! | [`reduction`] | the spec's reduction: one sum per group of 128 `i32` |
+//! | [`triad`] | STREAM triad `a = b + s·c`, `f32` |
+//! | [`matmul`] | `C = A·B`, `f32`, 16×16 tiles staged in local memory |
+//! | [`nbody`] | all-pairs n-body accelerations, `f32`, position tiles in local memory |
+//! | [`jacobi`] | 2-D 5-point Jacobi stencil, tiles with halo in local memory |
+//! | [`prefix_sum`] | inclusive prefix sum of `i32`: per-group scans, then carries |
+//! | [`histogram`] | 256-bin histogram of `u32`: group-local histograms, then merge |
+//! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
+//!
+//! The comparison runner (`benches/compare.rs`) and the criterion benches
+//! (`benches/kernels.rs`) both drive the kernels through [`Kernel`].
+
+pub(crate) mod histogram;
+pub(crate) mod jacobi;
+pub(crate) mod launch_overhead;
+pub(crate) mod matmul;
+pub(crate) mod nbody;
+pub(crate) mod prefix_sum;
+pub(crate) mod reduction;
+pub(crate) mod triad;
+
+use std::fmt::Debug;
+
+use scoped::Queue;
+
+/// Problem sizes: the ones the suite is specified for, or smaller ones
+/// for a quick run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scale {
+    /// The sizes of the suite's specification.
+    Full,
+    /// Sizes a quarter to a sixteenth of those, for a run under a minute.
+    Quick,
+}
+
+/// What one run of a kernel does, to turn a time into a rate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Work {
+    /// Bytes moved to and from memory (reported in GB/s).
+    Bytes(f64),
+    /// Floating-point operations (reported in GFLOP/s).
+    Flops(f64),
+}
+
+impl Work {
+    /// The rate for one run taking `seconds`, and its unit.
+    pub(crate) fn rate(self, seconds: f64) -> (f64, &'static str) {
+        match self {
+            Work::Bytes(b) => (b / seconds / 1e9, "GB/s"),
+            Work::Flops(f) => (f / seconds / 1e9, "GFLOP/s"),
+        }
+    }
+}
+
+/// One kernel of the suite, set up at one size, with its inputs, the
+/// outputs of its `scoped` variants and of its peer, and the serial
+/// reference result.
+pub(crate) trait Kernel: Send {
+    /// Short name, as in the table.
+    fn name(&self) -> &'static str;
+    /// Problem size, for the table.
+    fn size(&self) -> String;
+    /// Work of one run.
+    fn work(&self) -> Work;
+    /// Names of the `scoped` variants (at least one).
+    fn variants(&self) -> &'static [&'static str];
+    /// Runs `scoped` variant `variant` on `queue`.
+    fn run_scoped(&mut self, queue: &Queue, variant: usize);
+    /// Runs the rayon peer on the current rayon pool (the caller
+    /// installs the pool with the thread count it wants).
+    fn run_peer(&mut self);
+    /// Overwrites every output, so that a check after the next run sees
+    /// only what that run wrote.
+    fn clear(&mut self);
+    /// Compares the output of the last `scoped` run with the reference.
+    fn check_scoped(&self) -> Result<(), String>;
+    /// Compares the output of the last peer run with the reference.
+    fn check_peer(&self) -> Result<(), String>;
+}
+
+/// A kernel's name and how to set it up (setting up allocates the inputs
+/// and computes the reference, so it is done only for kernels that run).
+pub(crate) struct Entry {
+    /// Name, as [`Kernel::name`] gives it.
+    pub(crate) name: &'static str,
+    /// Allocates inputs and outputs and computes the reference.
+    pub(crate) setup: fn(Scale) -> Box<dyn Kernel>,
+}
+
+/// Every kernel of the suite, in table order.
+pub(crate) fn all() -> Vec<Entry> {
+    fn boxed<K: Kernel + 'static>(k: K) -> Box<dyn Kernel> {
+        Box::new(k)
+    }
+    vec![
+        Entry {
+            name: reduction::NAME,
+            setup: |s| boxed(reduction::Reduction::new(s)),
+        },
+        Entry {
+            name: triad::NAME,
+            setup: |s| boxed(triad::Triad::new(s)),
+        },
+        Entry {
+            name: matmul::NAME,
+            setup: |s| boxed(matmul::Matmul::new(s)),
+        },
+        Entry {
+            name: nbody::NAME,
+            setup: |s| boxed(nbody::NBody::new(s)),
+        },
+        Entry {
+            name: jacobi::NAME,
+            setup: |s| boxed(jacobi::Jacobi::new(s)),
+        },
+        Entry {
+            name: prefix_sum::NAME,
+            setup: |s| boxed(prefix_sum::PrefixSum::new(s)),
+        },
+        Entry {
+            name: histogram::NAME,
+            setup: |s| boxed(histogram::Histogram::new(s)),
+        },
+    ]
+}
+
+/// A deterministic, well-mixed 32-bit value for position `i` (SplitMix64's
+/// finaliser), so that inputs are the same in every run and on every
+/// machine.
+pub(crate) fn mix(i: u64) -> u32 {
+    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as u32
+}
+
+/// `n` integers in `-limit..=limit`.
+pub(crate) fn small_ints(n: usize, limit: i32, seed: u64) -> Vec<i32> {
+    let span = (2 * limit + 1) as u32;
+    (0..n)
+        .map(|i| (mix(seed ^ (i as u64)) % span) as i32 - limit)
+        .collect()
+}
+
+/// `n` floats in `[lo, hi)`.
+pub(crate) fn floats(n: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
+    (0..n)
+        .map(|i| lo + (hi - lo) * (mix(seed ^ (i as u64)) >> 8) as f32 / (1u32 << 24) as f32)
+        .collect()
+}
+
+/// `Ok` if `got == expected` element by element; otherwise names the
+/// first differing position, both values and the number of differences.
+pub(crate) fn check_equal<T: PartialEq + Debug>(
+    what: &str,
+    got: &[T],
+    expected: &[T],
+) -> Result<(), String> {
+    if got.len() != expected.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let mut wrong = got
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .filter(|(_, (g, e))| g != e);
+    match wrong.next() {
+        None => Ok(()),
+        Some((i, (g, e))) => Err(format!(
+            "{what}: position {i} is {g:?}, expected {e:?} ({} positions differ)",
+            1 + wrong.count()
+        )),
+    }
+}
+
+/// `Ok` if every `got[i]` is within `tolerance` of `expected[i]`, relative
+/// to `max(|expected[i]|, 1)`; otherwise names the worst position.
+pub(crate) fn check_close(
+    what: &str,
+    got: &[f32],
+    expected: &[f32],
+    tolerance: f32,
+) -> Result<(), String> {
+    if got.len() != expected.len() {
+        return Err(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let mut worst = (0usize, 0f32);
+    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
+        let error = (g - e).abs() / e.abs().max(1.0);
+        if error.is_nan() {
+            return Err(format!("{what}: position {i} is {g}, expected {e}"));
+        }
+        if error > worst.1 {
+            worst = (i, error);
+        }
+    }
+    if worst.1 <= tolerance {
+        Ok(())
+    } else {
+        let i = worst.0;
+        Err(format!(
+            "{what}: position {i} is {}, expected {} (relative error {:.3e} > {tolerance:.0e})",
+            got[i], expected[i], worst.1
+        ))
+    }
+}

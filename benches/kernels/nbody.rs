@@ -1,0 +1,311 @@
+//! Kernel 4, all-pairs n-body accelerations: 16384 bodies, `f32`,
+//! softening 1e-3, positions staged in local memory one tile at a time.
+//!
+//! `a_i = Σ_j m_j (r_j − r_i) / (|r_j − r_i|² + ε²)^(3/2)`, 20 flops per
+//! interaction (the usual count). Bodies are stored as structure of
+//! arrays: `x`, `y`, `z`, `m`.
+//!
+//! A float sum over an inner loop is not vectorised (rustc may not
+//! reorder it), so both versions spread *bodies* `i` over SIMD lanes:
+//!
+//! * `scoped`, sub-groups: work groups of 256 bodies; for every tile of
+//!   256 bodies `j` the items copy the tile into local memory, then each
+//!   sub-group walks the tile and, for every `j`, its items (one body `i`
+//!   per lane) add the interaction to their accumulators, held in private
+//!   memory.
+//! * `scoped`, flat: the same with the `j` loop inside `distribute_items!`
+//!   (one body at a time: the natural way to write it, and scalar).
+//! * peer: `par_chunks_mut` over blocks of 256 bodies, each block taken 8
+//!   bodies at a time with `[f32; 8]` accumulators and the `j` loop
+//!   outside the 8 lanes.
+//!
+//! Every version adds the interactions of body `i` in increasing `j` with
+//! the same operations, so all agree with the reference up to rounding of
+//! `sqrt`-based terms (checked with a relative tolerance on a sample).
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+use scoped::DEFAULT_SUB_GROUP_SIZE;
+
+use super::{check_close, floats, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "n-body";
+const GROUP_SIZE: usize = 256;
+const TILE: usize = GROUP_SIZE;
+const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
+const SOFTENING_SQUARED: f32 = 1e-3 * 1e-3;
+/// Every this many bodies one is checked against the serial reference.
+const SAMPLE_STRIDE: usize = 61;
+
+/// Position and mass (`[x, y, z, m]`) of every body of one tile.
+type BodyTile = [[f32; 4]; TILE];
+
+/// The contribution of body `j` (at `xj, yj, zj` with mass `mj`) to the
+/// acceleration of a body at `xi, yi, zi`; the same operations in every
+/// version.
+#[inline(always)]
+fn interaction(xi: f32, yi: f32, zi: f32, xj: f32, yj: f32, zj: f32, mj: f32) -> [f32; 3] {
+    let (dx, dy, dz) = (xj - xi, yj - yi, zj - zi);
+    let d2 = dx.mul_add(dx, dy.mul_add(dy, dz.mul_add(dz, SOFTENING_SQUARED)));
+    let inv = 1.0 / d2.sqrt();
+    let s = mj * (inv * inv * inv);
+    [dx * s, dy * s, dz * s]
+}
+
+#[kernel]
+fn nbody_sub_groups(
+    group: WorkGroup<1>,
+    body: [&[f32]; 4],
+    (mut ax, mut ay, mut az): (
+        ItemsWindow<'_, f32>,
+        ItemsWindow<'_, f32>,
+        ItemsWindow<'_, f32>,
+    ),
+) {
+    let [x, y, z, m] = body;
+    memory_environment!(
+        group,
+        require_local_mem::<BodyTile>(),
+        require_private_mem::<[f32; 3]>(),
+        |tile, acc| {
+            for first in (0..x.len()).step_by(TILE) {
+                distribute_items_and_wait!(group, |idx| {
+                    let (l, j) = (
+                        idx.innermost_local_id_dim(0),
+                        first + idx.innermost_local_id_dim(0),
+                    );
+                    tile[l] = [x[j], y[j], z[j], m[j]];
+                });
+                distribute_groups_and_wait!(group, |sub_group| {
+                    for &[xj, yj, zj, mj] in tile.iter() {
+                        distribute_items!(sub_group, |idx| {
+                            let i = idx.global_linear_id();
+                            let [dx, dy, dz] = interaction(x[i], y[i], z[i], xj, yj, zj, mj);
+                            let a = &mut acc[idx];
+                            a[0] += dx;
+                            a[1] += dy;
+                            a[2] += dz;
+                        });
+                    }
+                });
+            }
+            distribute_items!(group, |idx| {
+                let a = acc[idx];
+                ax[idx] = a[0];
+                ay[idx] = a[1];
+                az[idx] = a[2];
+            });
+        }
+    );
+}
+
+#[kernel]
+fn nbody_flat(
+    group: WorkGroup<1>,
+    body: [&[f32]; 4],
+    (mut ax, mut ay, mut az): (
+        ItemsWindow<'_, f32>,
+        ItemsWindow<'_, f32>,
+        ItemsWindow<'_, f32>,
+    ),
+) {
+    let [x, y, z, m] = body;
+    memory_environment!(
+        group,
+        require_local_mem::<BodyTile>(),
+        require_private_mem::<[f32; 3]>(),
+        |tile, acc| {
+            for first in (0..x.len()).step_by(TILE) {
+                distribute_items_and_wait!(group, |idx| {
+                    let (l, j) = (
+                        idx.innermost_local_id_dim(0),
+                        first + idx.innermost_local_id_dim(0),
+                    );
+                    tile[l] = [x[j], y[j], z[j], m[j]];
+                });
+                distribute_items_and_wait!(group, |idx| {
+                    let i = idx.global_linear_id();
+                    let mut a = acc[idx];
+                    for &[xj, yj, zj, mj] in tile.iter() {
+                        let [dx, dy, dz] = interaction(x[i], y[i], z[i], xj, yj, zj, mj);
+                        a[0] += dx;
+                        a[1] += dy;
+                        a[2] += dz;
+                    }
+                    acc[idx] = a;
+                });
+            }
+            distribute_items!(group, |idx| {
+                let a = acc[idx];
+                ax[idx] = a[0];
+                ay[idx] = a[1];
+                az[idx] = a[2];
+            });
+        }
+    );
+}
+
+/// The hand-written peer: blocks of bodies in parallel, 8 bodies at a
+/// time in lanes.
+fn nbody_peer(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
+    let [x, y, z, m] = body;
+    let [ax, ay, az] = acc;
+    ax.par_chunks_mut(GROUP_SIZE)
+        .zip(ay.par_chunks_mut(GROUP_SIZE))
+        .zip(az.par_chunks_mut(GROUP_SIZE))
+        .enumerate()
+        .for_each(|(block, ((ax, ay), az))| {
+            let first = block * GROUP_SIZE;
+            for (lane0, ((ax, ay), az)) in ax
+                .chunks_mut(LANES)
+                .zip(ay.chunks_mut(LANES))
+                .zip(az.chunks_mut(LANES))
+                .enumerate()
+            {
+                let i0 = first + lane0 * LANES;
+                let xi: [f32; LANES] = x[i0..i0 + LANES].try_into().unwrap();
+                let yi: [f32; LANES] = y[i0..i0 + LANES].try_into().unwrap();
+                let zi: [f32; LANES] = z[i0..i0 + LANES].try_into().unwrap();
+                let mut sum = [[0.0f32; LANES]; 3];
+                for j in 0..x.len() {
+                    let (xj, yj, zj, mj) = (x[j], y[j], z[j], m[j]);
+                    for l in 0..LANES {
+                        let [dx, dy, dz] = interaction(xi[l], yi[l], zi[l], xj, yj, zj, mj);
+                        sum[0][l] += dx;
+                        sum[1][l] += dy;
+                        sum[2][l] += dz;
+                    }
+                }
+                ax.copy_from_slice(&sum[0]);
+                ay.copy_from_slice(&sum[1]);
+                az.copy_from_slice(&sum[2]);
+            }
+        });
+}
+
+/// The serial reference for body `i`.
+fn nbody_reference(body: [&[f32]; 4], i: usize) -> [f32; 3] {
+    let [x, y, z, m] = body;
+    let mut a = [0.0f32; 3];
+    for j in 0..x.len() {
+        let d = interaction(x[i], y[i], z[i], x[j], y[j], z[j], m[j]);
+        for (a, d) in a.iter_mut().zip(d) {
+            *a += d;
+        }
+    }
+    a
+}
+
+pub(crate) struct NBody {
+    body: [Vec<f32>; 4],
+    scoped: [Vec<f32>; 3],
+    peer: [Vec<f32>; 3],
+    /// Reference accelerations of every `SAMPLE_STRIDE`-th body, per axis.
+    reference: [Vec<f32>; 3],
+}
+
+impl NBody {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 16384,
+            Scale::Quick => 4096,
+        };
+        let body = [
+            floats(n, -1.0, 1.0, 6),
+            floats(n, -1.0, 1.0, 7),
+            floats(n, -1.0, 1.0, 8),
+            floats(n, 0.5, 1.0, 9),
+        ];
+        let mut reference: [Vec<f32>; 3] = Default::default();
+        let view = [&body[0][..], &body[1], &body[2], &body[3]];
+        for i in (0..n).step_by(SAMPLE_STRIDE) {
+            let a = nbody_reference(view, i);
+            for (r, a) in reference.iter_mut().zip(a) {
+                r.push(a);
+            }
+        }
+        Self {
+            body,
+            scoped: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            peer: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            reference,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.body[0].len()
+    }
+
+    fn check(&self, acc: &[Vec<f32>; 3]) -> Result<(), String> {
+        for (axis, (got, expected)) in ["ax", "ay", "az"]
+            .iter()
+            .zip(acc.iter().zip(&self.reference))
+        {
+            let sample: Vec<f32> = got.iter().step_by(SAMPLE_STRIDE).copied().collect();
+            // Interactions are summed in the same order everywhere; the
+            // tolerance only absorbs differences in how `1/sqrt` rounds.
+            check_close(axis, &sample, expected, 1e-4)?;
+        }
+        Ok(())
+    }
+}
+
+impl Kernel for NBody {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("{} bodies", self.len())
+    }
+
+    fn work(&self) -> Work {
+        Work::Flops(20.0 * (self.len() as f64).powi(2))
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["sub-groups", "flat"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        let body = [
+            &self.body[0][..],
+            &self.body[1],
+            &self.body[2],
+            &self.body[3],
+        ];
+        let groups = self.len() / GROUP_SIZE;
+        let [ax, ay, az] = &mut self.scoped;
+        let out = (ItemsMut::new(ax), ItemsMut::new(ay), ItemsMut::new(az));
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, out, |g, a| nbody_sub_groups(g, body, a)),
+            _ => queue.parallel_with(groups, GROUP_SIZE, out, |g, a| nbody_flat(g, body, a)),
+        };
+        launched.expect("n-body launch");
+    }
+
+    fn run_peer(&mut self) {
+        let body = [
+            &self.body[0][..],
+            &self.body[1],
+            &self.body[2],
+            &self.body[3],
+        ];
+        let [ax, ay, az] = &mut self.peer;
+        nbody_peer(body, [ax, ay, az]);
+    }
+
+    fn clear(&mut self) {
+        for v in self.scoped.iter_mut().chain(&mut self.peer) {
+            v.fill(f32::NAN);
+        }
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        self.check(&self.scoped)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        self.check(&self.peer)
+    }
+}

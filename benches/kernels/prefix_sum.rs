@@ -1,0 +1,246 @@
+//! Kernel 6, inclusive prefix sum of 2^25 `i32`, in three passes:
+//!
+//! 1. every work group of 4096 items scans its own elements and records
+//!    its total;
+//! 2. the totals are scanned (exclusively) into per-group carries, serially
+//!    on the calling thread (8192 values);
+//! 3. every group adds its carry to its elements.
+//!
+//! * `scoped`, flat: pass 1 loads the group's elements into private memory,
+//!   scans them over the group, and writes them out; pass 3 is a
+//!   `distribute_items!` that adds the carry.
+//! * `scoped`, sub-groups: pass 1 scans each SIMD-wide sub-group in its
+//!   lanes (`log2(S)` shifted adds across the lanes) and carries the
+//!   running total from one sub-group to the next; pass 3 adds the carry
+//!   sub-group by sub-group.
+//! * peer: `par_chunks_mut(4096)` with a running sum, the same serial scan
+//!   of the totals, and `par_chunks_mut(4096)` adding the carries.
+//!
+//! Bytes counted: the input read once and the output written once (what
+//! any scan must move), although all versions touch the output twice.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+use scoped::DEFAULT_SUB_GROUP_SIZE;
+
+use super::{check_equal, small_ints, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "prefix sum";
+const GROUP_SIZE: usize = 4096;
+const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
+
+/// Inclusive scan of a group's private values, in increasing local linear
+/// id; returns the group's total.
+fn inclusive_scan_over_group(values: &mut PrivateMem<i32, 1>) -> i32 {
+    let mut running = 0;
+    for v in values.as_mut_slice() {
+        running += *v;
+        *v = running;
+    }
+    running
+}
+
+#[kernel]
+fn scan_groups_flat(
+    group: WorkGroup<1>,
+    input: &[i32],
+    (mut out, mut totals): (ItemsWindow<'_, i32>, ChunkWindow<'_, i32>),
+) {
+    memory_environment!(group, require_private_mem::<i32>(), |values| {
+        distribute_items!(group, |idx| values[idx] = input[idx.global_linear_id()]);
+        let total = inclusive_scan_over_group(values);
+        distribute_items!(group, |idx| out[idx] = values[idx]);
+        single_item!(group, || totals[group.group_linear_id()] = total);
+    });
+}
+
+#[kernel]
+fn scan_groups_sub_groups(
+    group: WorkGroup<1>,
+    input: &[i32],
+    (mut out, mut totals): (ItemsWindow<'_, i32>, ChunkWindow<'_, i32>),
+) {
+    memory_environment!(
+        group,
+        require_local_mem::<[i32; LANES]>(),
+        require_local_mem::<[i32; 1]>(),
+        |lanes, carry| {
+            distribute_groups!(group, |sub_group| {
+                distribute_items!(sub_group, |idx| {
+                    lanes[idx.innermost_local_id_dim(0)] = input[idx.global_linear_id()];
+                });
+                // Hillis–Steele scan across the lanes.
+                let mut step = 1;
+                while step < LANES {
+                    let before = *lanes;
+                    distribute_items!(sub_group, |idx| {
+                        let lane = idx.innermost_local_id_dim(0);
+                        if lane >= step {
+                            lanes[lane] += before[lane - step];
+                        }
+                    });
+                    step *= 2;
+                }
+                distribute_items!(sub_group, |idx| {
+                    out[idx] = carry[0] + lanes[idx.innermost_local_id_dim(0)];
+                });
+                single_item!(sub_group, || {
+                    carry[0] += lanes[sub_group.logical_local_range_dim(0) - 1];
+                });
+            });
+            single_item!(group, || totals[group.group_linear_id()] = carry[0]);
+        }
+    );
+}
+
+#[kernel]
+fn add_carries_flat(group: WorkGroup<1>, carries: &[i32], mut out: ItemsWindow<'_, i32>) {
+    let carry = carries[group.group_linear_id()];
+    distribute_items!(group, |idx| out[idx] += carry);
+}
+
+#[kernel]
+fn add_carries_sub_groups(group: WorkGroup<1>, carries: &[i32], mut out: ItemsWindow<'_, i32>) {
+    let carry = carries[group.group_linear_id()];
+    distribute_groups!(group, |sub_group| {
+        distribute_items!(sub_group, |idx| out[idx] += carry);
+    });
+}
+
+/// Pass 2: turns group totals into the carry of each group (exclusive
+/// scan), in place.
+fn totals_to_carries(totals: &mut [i32]) {
+    let mut running = 0;
+    for t in totals {
+        let total = *t;
+        *t = running;
+        running += total;
+    }
+}
+
+/// The hand-written peer.
+fn prefix_sum_peer(input: &[i32], out: &mut [i32], totals: &mut [i32]) {
+    out.par_chunks_mut(GROUP_SIZE)
+        .zip(input.par_chunks(GROUP_SIZE))
+        .zip(totals.par_iter_mut())
+        .for_each(|((out, input), total)| {
+            let mut running = 0;
+            for (o, &x) in out.iter_mut().zip(input) {
+                running += x;
+                *o = running;
+            }
+            *total = running;
+        });
+    totals_to_carries(totals);
+    out.par_chunks_mut(GROUP_SIZE)
+        .zip(totals.par_iter())
+        .for_each(|(out, &carry)| {
+            for o in out {
+                *o += carry;
+            }
+        });
+}
+
+/// The serial reference.
+fn prefix_sum_reference(input: &[i32]) -> Vec<i32> {
+    let mut running = 0;
+    input
+        .iter()
+        .map(|&x| {
+            running += x;
+            running
+        })
+        .collect()
+}
+
+pub(crate) struct PrefixSum {
+    input: Vec<i32>,
+    scoped: Vec<i32>,
+    peer: Vec<i32>,
+    totals: Vec<i32>,
+    reference: Vec<i32>,
+}
+
+impl PrefixSum {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 1 << 25,
+            Scale::Quick => 1 << 23,
+        };
+        // |x| <= 8: no partial sum of 2^25 elements can overflow.
+        let input = small_ints(n, 8, 11);
+        let reference = prefix_sum_reference(&input);
+        Self {
+            input,
+            scoped: vec![0; n],
+            peer: vec![0; n],
+            totals: vec![0; n / GROUP_SIZE],
+            reference,
+        }
+    }
+}
+
+impl Kernel for PrefixSum {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("2^{} i32", self.input.len().ilog2())
+    }
+
+    fn work(&self) -> Work {
+        Work::Bytes((2 * 4 * self.input.len()) as f64)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["flat", "sub-groups"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        let input = &self.input;
+        let groups = self.totals.len();
+        let args = (
+            ItemsMut::new(&mut self.scoped),
+            ChunksMut::new(&mut self.totals, 1),
+        );
+        match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| {
+                scan_groups_flat(g, input, w)
+            }),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| {
+                scan_groups_sub_groups(g, input, w)
+            }),
+        }
+        .expect("prefix sum launch (scans)");
+        totals_to_carries(&mut self.totals);
+        let carries = &self.totals;
+        let out = ItemsMut::new(&mut self.scoped);
+        match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
+                add_carries_flat(g, carries, w)
+            }),
+            _ => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
+                add_carries_sub_groups(g, carries, w)
+            }),
+        }
+        .expect("prefix sum launch (carries)");
+    }
+
+    fn run_peer(&mut self) {
+        prefix_sum_peer(&self.input, &mut self.peer, &mut self.totals);
+    }
+
+    fn clear(&mut self) {
+        self.scoped.fill(i32::MIN);
+        self.peer.fill(i32::MIN);
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("prefix sums", &self.scoped, &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("prefix sums", &self.peer, &self.reference)
+    }
+}

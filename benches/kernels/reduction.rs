@@ -1,0 +1,159 @@
+//! Kernel 1, the spec's reduction: 2^24 `i32` in work groups of 128, one
+//! sum per group.
+//!
+//! * `scoped`, flat: every item adds its element to a group-local total.
+//! * `scoped`, sub-groups: the items of each sub-group add into one
+//!   group-local accumulator per SIMD lane, which one item sums at the end.
+//! * `scoped`, tree: the spec's own kernel, halving the active range in
+//!   local memory with `distribute_items_and_wait!` (shown for reference:
+//!   it does `log2(128)` passes where the others do one).
+//! * peer: `par_chunks(128)` zipped with the sums, `iter().sum()` each.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+use scoped::DEFAULT_SUB_GROUP_SIZE;
+
+use super::{check_equal, small_ints, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "reduction";
+/// Items per work group, and elements per sum.
+pub(crate) const GROUP_SIZE: usize = 128;
+const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
+
+#[kernel]
+fn reduce_flat(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+    memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
+        distribute_items!(group, |idx| {
+            total[0] += input[idx.global_linear_id()];
+        });
+        single_item!(group, || sums[group.group_linear_id()] = total[0]);
+    });
+}
+
+#[kernel]
+fn reduce_sub_groups(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+    memory_environment!(group, require_local_mem::<[i32; LANES]>(), |lanes| {
+        distribute_groups!(group, |sub_group| {
+            distribute_items!(sub_group, |idx| {
+                lanes[idx.innermost_local_id_dim(0)] += input[idx.global_linear_id()];
+            });
+        });
+        single_item!(group, || sums[group.group_linear_id()] = lanes.iter().sum());
+    });
+}
+
+#[kernel]
+fn reduce_tree(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+    memory_environment!(group, require_local_mem::<[i32; GROUP_SIZE]>(), |scratch| {
+        distribute_items_and_wait!(group, |idx| {
+            scratch[idx.innermost_local_id_dim(0)] = input[idx.global_linear_id()];
+        });
+        let mut active = GROUP_SIZE / 2;
+        while active > 0 {
+            distribute_items_and_wait!(group, |idx| {
+                let lid = idx.innermost_local_id_dim(0);
+                if lid < active {
+                    scratch[lid] += scratch[lid + active];
+                }
+            });
+            active /= 2;
+        }
+        single_item!(group, || sums[group.group_linear_id()] = scratch[0]);
+    });
+}
+
+/// The hand-written peer.
+fn reduce_peer(input: &[i32], sums: &mut [i32]) {
+    input
+        .par_chunks(GROUP_SIZE)
+        .zip(sums.par_iter_mut())
+        .for_each(|(chunk, sum)| *sum = chunk.iter().sum());
+}
+
+/// The serial reference.
+fn reduce_reference(input: &[i32]) -> Vec<i32> {
+    let mut sums = Vec::with_capacity(input.len() / GROUP_SIZE);
+    for chunk in input.chunks(GROUP_SIZE) {
+        let mut sum = 0;
+        for &x in chunk {
+            sum += x;
+        }
+        sums.push(sum);
+    }
+    sums
+}
+
+pub(crate) struct Reduction {
+    input: Vec<i32>,
+    scoped: Vec<i32>,
+    peer: Vec<i32>,
+    reference: Vec<i32>,
+}
+
+impl Reduction {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 1 << 24,
+            Scale::Quick => 1 << 22,
+        };
+        // |x| <= 1000: no group sum of 128 can overflow.
+        let input = small_ints(n, 1000, 1);
+        let reference = reduce_reference(&input);
+        let groups = n / GROUP_SIZE;
+        Self {
+            input,
+            scoped: vec![0; groups],
+            peer: vec![0; groups],
+            reference,
+        }
+    }
+}
+
+impl Kernel for Reduction {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("2^{} i32 / {GROUP_SIZE}", self.input.len().ilog2())
+    }
+
+    fn work(&self) -> Work {
+        Work::Bytes(((self.input.len() + self.scoped.len()) * 4) as f64)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["flat", "sub-groups", "tree (spec)"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        let input = &self.input;
+        let groups = self.scoped.len();
+        let sums = ChunksMut::new(&mut self.scoped, 1);
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_flat(g, input, w)),
+            1 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| {
+                reduce_sub_groups(g, input, w)
+            }),
+            _ => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_tree(g, input, w)),
+        };
+        launched.expect("reduction launch");
+    }
+
+    fn run_peer(&mut self) {
+        reduce_peer(&self.input, &mut self.peer);
+    }
+
+    fn clear(&mut self) {
+        self.scoped.fill(i32::MIN);
+        self.peer.fill(i32::MIN);
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("group sums", &self.scoped, &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("group sums", &self.peer, &self.reference)
+    }
+}

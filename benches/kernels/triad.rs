@@ -1,0 +1,137 @@
+//! Kernel 2, STREAM triad: `a = b + s·c` over 2^25 `f32`.
+//!
+//! * `scoped`, flat: one logical item per element, groups of 4096.
+//! * `scoped`, sub-groups: the same, subdivided into SIMD-wide sub-groups.
+//! * peer: `a.par_iter_mut().zip(b).zip(c).for_each(...)`.
+//!
+//! All three compute `s.mul_add(c, b)`: the fused form is what the CPU
+//! does in one instruction (rustc never fuses `b + s * c` by itself), and
+//! using it everywhere keeps the results bit-identical to the reference.
+//! Bytes counted as STREAM does: two arrays read, one written.
+
+use rayon::prelude::*;
+use scoped::prelude::*;
+
+use super::{check_equal, floats, Kernel, Scale, Work};
+
+pub(crate) const NAME: &str = "triad";
+const GROUP_SIZE: usize = 4096;
+const SCALAR: f32 = 3.0;
+
+#[kernel]
+fn triad_flat(group: WorkGroup<1>, b: &[f32], c: &[f32], s: f32, mut a: ItemsWindow<'_, f32>) {
+    distribute_items!(group, |idx| {
+        let i = idx.global_linear_id();
+        a[idx] = s.mul_add(c[i], b[i]);
+    });
+}
+
+#[kernel]
+fn triad_sub_groups(
+    group: WorkGroup<1>,
+    b: &[f32],
+    c: &[f32],
+    s: f32,
+    mut a: ItemsWindow<'_, f32>,
+) {
+    distribute_groups!(group, |sub_group| {
+        distribute_items!(sub_group, |idx| {
+            let i = idx.global_linear_id();
+            a[idx] = s.mul_add(c[i], b[i]);
+        });
+    });
+}
+
+/// The hand-written peer.
+fn triad_peer(a: &mut [f32], b: &[f32], c: &[f32], s: f32) {
+    a.par_iter_mut()
+        .zip(b)
+        .zip(c)
+        .for_each(|((a, &b), &c)| *a = s.mul_add(c, b));
+}
+
+/// The serial reference.
+fn triad_reference(b: &[f32], c: &[f32], s: f32) -> Vec<f32> {
+    b.iter().zip(c).map(|(&b, &c)| s.mul_add(c, b)).collect()
+}
+
+pub(crate) struct Triad {
+    b: Vec<f32>,
+    c: Vec<f32>,
+    scoped: Vec<f32>,
+    peer: Vec<f32>,
+    reference: Vec<f32>,
+}
+
+impl Triad {
+    pub(crate) fn new(scale: Scale) -> Self {
+        let n = match scale {
+            Scale::Full => 1 << 25,
+            Scale::Quick => 1 << 23,
+        };
+        let b = floats(n, -1.0, 1.0, 2);
+        let c = floats(n, -1.0, 1.0, 3);
+        let reference = triad_reference(&b, &c, SCALAR);
+        Self {
+            b,
+            c,
+            scoped: vec![0.0; n],
+            peer: vec![0.0; n],
+            reference,
+        }
+    }
+
+    /// Elements per array.
+    pub(crate) fn len(&self) -> usize {
+        self.b.len()
+    }
+}
+
+impl Kernel for Triad {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn size(&self) -> String {
+        format!("2^{} f32", self.len().ilog2())
+    }
+
+    fn work(&self) -> Work {
+        Work::Bytes((3 * 4 * self.len()) as f64)
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["flat", "sub-groups"]
+    }
+
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        let (b, c) = (&self.b, &self.c);
+        let groups = self.len() / GROUP_SIZE;
+        let a = ItemsMut::new(&mut self.scoped);
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, a, |g, a| triad_flat(g, b, c, SCALAR, a)),
+            _ => queue.parallel_with(groups, GROUP_SIZE, a, |g, a| {
+                triad_sub_groups(g, b, c, SCALAR, a)
+            }),
+        };
+        launched.expect("triad launch");
+    }
+
+    fn run_peer(&mut self) {
+        triad_peer(&mut self.peer, &self.b, &self.c, SCALAR);
+    }
+
+    fn clear(&mut self) {
+        // NaN never equals a result.
+        self.scoped.fill(f32::NAN);
+        self.peer.fill(f32::NAN);
+    }
+
+    fn check_scoped(&self) -> Result<(), String> {
+        check_equal("a", &self.scoped, &self.reference)
+    }
+
+    fn check_peer(&self) -> Result<(), String> {
+        check_equal("a", &self.peer, &self.reference)
+    }
+}
