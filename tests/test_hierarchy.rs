@@ -569,3 +569,169 @@ fn barrier_scopes_that_are_not_narrower_run() {
     }
     assert_eq!(runs.into_inner(), 3 * 2);
 }
+
+// ---------------------------------------------------------------------------
+// Visiting order, and `distribute_groups!` whose body is a lone
+// `distribute_items!`.
+
+/// What one item sees of its innermost group, and when it was visited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Visit<const D: usize> {
+    count: u32,
+    /// Position in the work group's visiting order.
+    order: usize,
+    group_id: Id<D>,
+    group_range: Range<D>,
+    group_local_range: Range<D>,
+    innermost_local_id: Id<D>,
+    innermost_local_range: Range<D>,
+    local_id_in_work_group: Id<D>,
+    global_id: Id<D>,
+}
+
+type VisitWindow<'a, const D: usize> = ItemsWindow<'a, Visit<D>, D>;
+
+fn visit<G: ScopedGroup<D>, const D: usize>(
+    out: &mut VisitWindow<'_, D>,
+    order: &AtomicUsize,
+    work_group: &impl ScopedGroup<D>,
+    group: &G,
+    idx: SItem<D>,
+) {
+    let v = &mut out[idx];
+    v.count += 1;
+    v.order = order.fetch_add(1, Ordering::Relaxed);
+    v.group_id = group.group_id();
+    v.group_range = group.group_range();
+    v.group_local_range = group.logical_local_range();
+    v.innermost_local_id = idx.innermost_local_id();
+    v.innermost_local_range = idx.innermost_local_range();
+    v.local_id_in_work_group = idx.local_id(work_group);
+    v.global_id = idx.global_id();
+}
+
+/// The work group's items, then its sub-groups' items with the body a
+/// lone statement, then as a lone expression, then the scalar groups'
+/// items through two lone levels.
+#[kernel]
+fn lone_items<const D: usize, const S: usize>(
+    group: WorkGroup<D, S>,
+    (mut flat, mut block, mut expression, mut scalars): (
+        VisitWindow<'_, D>,
+        VisitWindow<'_, D>,
+        VisitWindow<'_, D>,
+        VisitWindow<'_, D>,
+    ),
+) {
+    let order = AtomicUsize::new(0);
+    distribute_items!(group, |idx| {
+        visit(&mut flat, &order, &group, &group, idx);
+    });
+    let order = AtomicUsize::new(0);
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            visit(&mut block, &order, &group, &sub, idx);
+        });
+    });
+    let order = AtomicUsize::new(0);
+    distribute_groups!(group, |sub| distribute_items!(sub, |idx| {
+        visit(&mut expression, &order, &group, &sub, idx);
+    }));
+    let order = AtomicUsize::new(0);
+    distribute_groups!(group, |sub| {
+        distribute_groups!(sub, |scalar| {
+            distribute_items!(scalar, |idx| {
+                visit(&mut scalars, &order, &group, &scalar, idx);
+            });
+        });
+    });
+}
+
+fn check_lone_items<const D: usize, const S: usize>(
+    num_groups: [usize; D],
+    group_size: [usize; D],
+) {
+    let global: [usize; D] = std::array::from_fn(|d| num_groups[d] * group_size[d]);
+    let items: usize = global.iter().product();
+    let mut at: [Vec<Visit<D>>; 4] = std::array::from_fn(|_| vec![Visit::default(); items]);
+    {
+        let [a, b, c, e] = &mut at;
+        let windows = (
+            ItemsMut::new(a),
+            ItemsMut::new(b),
+            ItemsMut::new(c),
+            ItemsMut::new(e),
+        );
+        Queue::new()
+            .parallel_with(num_groups, group_size, windows, lone_items::<D, S>)
+            .unwrap();
+    }
+    let last = D - 1;
+    let [flat, block, expression, scalars] = &at;
+    let visits = flat.iter().zip(block).zip(expression).zip(scalars);
+    for (position, (((flat, block), expression), scalar)) in visits.enumerate() {
+        let mut rest = position;
+        let mut gid = [0; D];
+        for d in (0..D).rev() {
+            gid[d] = rest % global[d];
+            rest /= global[d];
+        }
+        let local: [usize; D] = std::array::from_fn(|d| gid[d] % group_size[d]);
+        let work_group: [usize; D] = std::array::from_fn(|d| gid[d] / group_size[d]);
+        let mut sub = local;
+        sub[last] /= S;
+        let mut sub_range = group_size;
+        sub_range[last] = group_size[last].div_ceil(S);
+        let mut lanes = [1; D];
+        lanes[last] = S.min(group_size[last] - sub[last] * S);
+        let mut lane = [0; D];
+        lane[last] = local[last] % S;
+        let base = Visit {
+            count: 1,
+            // Items are visited in increasing linear id of the work group,
+            // whichever way the group is split.
+            order: linear(group_size, local),
+            group_id: Id::new(work_group),
+            group_range: Range::new(num_groups),
+            group_local_range: Range::new(group_size),
+            innermost_local_id: Id::new(local),
+            innermost_local_range: Range::new(group_size),
+            local_id_in_work_group: Id::new(local),
+            global_id: Id::new(gid),
+        };
+        let in_sub = Visit {
+            group_id: Id::new(sub),
+            group_range: Range::new(sub_range),
+            group_local_range: Range::new(lanes),
+            innermost_local_id: Id::new(lane),
+            innermost_local_range: Range::new(lanes),
+            ..base
+        };
+        let in_scalar = Visit {
+            group_id: Id::new(lane),
+            group_range: Range::new(lanes),
+            group_local_range: Range::splat(1),
+            innermost_local_id: Id::zero(),
+            innermost_local_range: Range::splat(1),
+            ..base
+        };
+        let what = format!("D = {D}, S = {S}, global id {gid:?}");
+        assert_eq!(*flat, base, "{what}, work group");
+        assert_eq!(*block, in_sub, "{what}, sub-group (statement)");
+        assert_eq!(*expression, in_sub, "{what}, sub-group (expression)");
+        assert_eq!(*scalar, in_scalar, "{what}, scalar group");
+    }
+}
+
+#[test]
+fn lone_distribute_items_in_distribute_groups_1d() {
+    check_lone_items::<1, 16>([3], [47]);
+    check_lone_items::<1, { scoped::DEFAULT_SUB_GROUP_SIZE }>([2], [100]);
+}
+
+#[test]
+fn lone_distribute_items_in_distribute_groups_2d_and_3d() {
+    check_lone_items::<2, 4>([2, 3], [7, 5]);
+    check_lone_items::<3, 2>([3, 2, 2], [7, 5, 3]);
+    check_lone_items::<3, { scoped::DEFAULT_SUB_GROUP_SIZE }>([1, 2, 1], [2, 3, 19]);
+}
