@@ -5,6 +5,8 @@
 //! nested environments, the `local_memory_environment!` and
 //! `private_memory_environment!` shorthands, and `async_work_group_copy`.
 
+use std::sync::Mutex;
+
 use bytemuck::Zeroable;
 use scoped::prelude::*;
 
@@ -682,4 +684,34 @@ fn scatter_into_short_dest_panics() {
 )]
 fn scatter_from_short_src_panics() {
     run_bad_copy(2, 37, 9, 10);
+}
+
+/// Sub-group 0 keeps one of its items; sub-group 1 indexes its own private
+/// memory with it.
+#[kernel]
+fn foreign_private_index(group: WorkGroup<1, 4>, kept: &Mutex<Option<SItem<1>>>) {
+    distribute_groups!(group, |sub| {
+        private_memory_environment!(sub, i32, |values| {
+            distribute_items!(sub, |idx| {
+                if sub.group_linear_id() == 0 {
+                    kept.lock().unwrap().get_or_insert(idx);
+                } else if let Some(other) = *kept.lock().unwrap() {
+                    values[other] += 1;
+                }
+            });
+        });
+    });
+}
+
+#[test]
+#[should_panic(
+    expected = "private memory: item with global id 0 is not in the group whose \
+                           items start at global id 4 with range 4"
+)]
+fn private_memory_indexed_with_an_item_of_another_group_panics() {
+    let kept = Mutex::new(None);
+    Queue::with_threads(1)
+        .unwrap()
+        .parallel(1, 8, |g| foreign_private_index(g, &kept))
+        .unwrap();
 }
