@@ -38,8 +38,8 @@
 
 pub use scoped_macros::{
     distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-    kernel, local_memory_environment, memory_environment, private_memory_environment, single_item,
-    single_item_and_wait,
+    group_function, kernel, local_memory_environment, memory_environment,
+    private_memory_environment, single_item, single_item_and_wait,
 };
 pub use scoped_runtime::*;
 
@@ -47,14 +47,16 @@ pub use scoped_runtime::*;
 pub mod prelude {
     pub use scoped_macros::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-        kernel, local_memory_environment, memory_environment, private_memory_environment,
-        single_item, single_item_and_wait,
+        group_function, kernel, local_memory_environment, memory_environment,
+        private_memory_environment, single_item, single_item_and_wait,
     };
     pub use scoped_runtime::{
         group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsWindow,
         MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup, ScopedGroup, SubGroup,
         WorkGroup,
     };
+    /// Group algorithms, their operators, OpenCL aliases and launch reductions.
+    pub use scoped_runtime::algorithms::*;
 }
 
 #[doc(hidden)]

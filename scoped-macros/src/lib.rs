@@ -1,10 +1,11 @@
 //! Procedural macros of `scoped`. Use them through the `scoped` crate.
 //!
-//! `#[kernel]` does the work: it parses every collective macro in the
-//! kernel body (`parse`), checks the spec's nesting rules (`check`) and
-//! lowers each to a loop nest of the runtime (`lower`). The function-like
-//! macros exported here only exist to name the collectives; used outside a
-//! `#[kernel]` function they are a compile error.
+//! `#[kernel]` and `#[group_function]` do the work: they walk the
+//! function's body (`walk`), parse every collective macro in it (`parse`),
+//! check the spec's nesting rules and memory placement rule (`check`) and
+//! lower each macro to a loop nest of the runtime (`lower`). The
+//! function-like macros exported here only exist to name the collectives;
+//! used outside such a function they are a compile error.
 
 use proc_macro::TokenStream;
 use proc_macro2::Span;
@@ -13,21 +14,57 @@ mod check;
 mod kernel;
 mod lower;
 mod parse;
+mod signature;
+mod walk;
 
 /// Marks a kernel: a function whose first parameter is the work group
-/// (`group: WorkGroup<D>` or `WorkGroup<D, S>`). Inside it, the collective
-/// macros (`distribute_items!`, `distribute_groups!`, `single_item!`,
-/// their `_and_wait` forms and the memory environments) are checked
-/// against the nesting rules and lowered to loops.
+/// (`group: WorkGroup<D>` or `WorkGroup<D, S>`, by value). Inside it, the
+/// collective macros (`distribute_items!`, `distribute_groups!`,
+/// `single_item!`, their `_and_wait` forms and the memory environments)
+/// are lowered to loops, and the whole body is checked against the spec's
+/// nesting rules (scoped parallelism v2, "Scoped parallelism nesting
+/// rules") and memory placement rule; every violation is a compile error
+/// at the offending code:
+///
+/// 1. a collective (the macros, `group_barrier`, group algorithms,
+///    `async_work_group_copy`, `wait_for`) operates on the innermost group
+///    in scope;
+/// 2. no collective, memory environment or private memory request inside
+///    `distribute_items!`;
+/// 3. no collective under control flow that can differ between the
+///    physical items of the group (a condition, loop or early exit on
+///    `leader()` or a physical id or range), nor inside `single_item!`;
+/// 4. inside `distribute_items!`, no assignment or `&mut` borrow of a
+///    variable declared outside it (the physical item's private memory);
+///    kernel parameters (global memory) and `memory_environment!` memory
+///    may be written.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    kernel::expand(attr.into(), item.into()).into()
+    kernel::expand(signature::Flavor::Kernel, attr.into(), item.into()).into()
+}
+
+/// Marks a group function: a helper that takes a group as its first
+/// parameter (any group type `G: ScopedGroup<D>`, `impl ScopedGroup<D>`,
+/// or a concrete `WorkGroup`, `SubGroup` or `ScalarGroup`, by value) and
+/// uses collectives on it, like a reusable "load a tile" step. Its body is
+/// lowered and checked like a kernel's, with that parameter as the
+/// innermost group.
+///
+/// A kernel calls it like any function, in the group's scope. Called
+/// inside `distribute_items!` (nesting rule 2) or `single_item!` (rule 3),
+/// where `#[kernel]` cannot see that it is collective, its first collective
+/// panics with the rule's message in debug builds; release builds do not
+/// check.
+#[proc_macro_attribute]
+pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
+    kernel::expand(signature::Flavor::GroupFunction, attr.into(), item.into()).into()
 }
 
 fn outside_kernel(name: &str) -> TokenStream {
     let message = format!(
-        "`{name}!` can only be used inside a `#[kernel]` function (at any depth of its body); \
-         mark the enclosing function with `#[kernel]`"
+        "`{name}!` can only be used inside a `#[kernel]` or `#[group_function]` function (at \
+         any depth of its body, but not in a nested function); mark the enclosing function with \
+         `#[kernel]` or `#[group_function]`"
     );
     syn::Error::new(Span::call_site(), message)
         .to_compile_error()

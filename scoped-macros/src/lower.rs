@@ -89,3 +89,10 @@ fn bind(param: &Pat, storage: &syn::Ident) -> TokenStream {
         pat => quote! { let #pat = &mut #storage; },
     }
 }
+
+/// What replaces a collective that cannot be lowered (its syntax or its
+/// group argument is wrong, and an error says so): an expression that fits
+/// any type, so that rustc adds no errors of its own to ours.
+pub(crate) fn placeholder() -> Expr {
+    syn::parse_quote!(::core::unreachable!())
+}

@@ -2,7 +2,7 @@
 //! [`Invocation`] that keeps the user's spans.
 
 use proc_macro2::{Span, TokenStream};
-use syn::parse::{Parse, ParseStream, Parser};
+use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Error, Expr, ExprClosure, GenericArgument, Ident, PathArguments, Result, Token, Type};
@@ -85,6 +85,10 @@ pub(crate) struct Invocation {
     pub(crate) group: Expr,
     pub(crate) requests: Vec<Request>,
     pub(crate) closure: ExprClosure,
+    /// Errors that leave the invocation usable for checking its body
+    /// (a closure with the wrong number of parameters): the invocation is
+    /// then replaced by a placeholder instead of being lowered.
+    pub(crate) errors: Vec<Error>,
 }
 
 /// Parses the tokens inside `name!( ... )`.
@@ -156,6 +160,7 @@ pub(crate) fn invocation(
             }
         }
     }
+    let mut errors = Vec::new();
     let expected = kind.closure_params().unwrap_or(requests.len());
     if closure.inputs.len() != expected {
         let what = if kind == Kind::MemoryEnvironment {
@@ -172,14 +177,8 @@ pub(crate) fn invocation(
                 kind.closure_shape()
             )
         };
-        return Err(Error::new(
-            closure
-                .or1_token
-                .span()
-                .join(closure.or2_token.span())
-                .unwrap_or(closure.or1_token.span()),
-            what,
-        ));
+        let (or1, params, or2) = (&closure.or1_token, &closure.inputs, &closure.or2_token);
+        errors.push(Error::new_spanned(quote::quote!(#or1 #params #or2), what));
     }
     Ok(Invocation {
         kind,
@@ -188,6 +187,7 @@ pub(crate) fn invocation(
         group,
         requests,
         closure,
+        errors,
     })
 }
 
@@ -265,14 +265,11 @@ fn request(arg: Expr) -> Result<Request> {
     })
 }
 
-/// The arguments of an attribute that takes none.
-pub(crate) struct NoArgs;
-
-impl Parse for NoArgs {
-    fn parse(input: ParseStream<'_>) -> Result<Self> {
-        if !input.is_empty() {
-            return Err(input.error("this attribute takes no arguments"));
-        }
-        Ok(NoArgs)
-    }
+/// The arguments of a macro that is not ours, if they are comma-separated
+/// expressions (`assert!(..)`, `println!(..)`, `vec![..]`): `#[kernel]`
+/// checks and lowers what is inside them too.
+pub(crate) fn macro_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, Token![,]>> {
+    Punctuated::<Expr, Token![,]>::parse_terminated
+        .parse2(mac.tokens.clone())
+        .ok()
 }

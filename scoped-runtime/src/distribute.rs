@@ -72,7 +72,7 @@ pub fn distribute_groups_and_wait<G: ScopedGroup<D>, const D: usize>(
 #[track_caller]
 pub fn single_item<G: ScopedGroup<D>, const D: usize, R>(_group: &G, f: impl FnOnce() -> R) -> R {
     check_collective("single_item!");
-    let _scope = ItemScope::enter();
+    let _scope = ItemScope::single_item();
     f()
 }
 

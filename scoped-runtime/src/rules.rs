@@ -1,29 +1,53 @@
-//! Run-time check of nesting rule 2 for what the macros cannot see.
+//! Run-time check of the nesting rules for what the macros cannot see.
 //!
-//! `#[kernel]` rejects collectives inside `distribute_items!` at compile
-//! time, but a helper function called from inside `distribute_items!` is
-//! out of its sight. In debug builds, the runtime counts how deep the
-//! current thread is inside `distribute_items!` (and `single_item!`, which
-//! one physical item runs alone) and every collective checks the count.
-//! Release builds compile all of this away.
+//! `#[kernel]` rejects collectives inside `distribute_items!` (nesting
+//! rule 2) and inside `single_item!` (rule 3: its body runs on one
+//! physical item) at compile time, but a function called from there, such
+//! as a `#[group_function]`, is out of its sight. In debug builds the
+//! runtime counts, per thread, how deep the running code is inside each of
+//! the two, and every collective calls [`check_collective`] first, which
+//! panics with the rule's message. Release builds compile all of this
+//! away: the guard is a zero-sized type and the check is empty.
 
 #[cfg(debug_assertions)]
 use std::cell::Cell;
 
 #[cfg(debug_assertions)]
 thread_local! {
-    static ITEM_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// How many `distribute_items!` bodies the thread is running.
+    static ITEMS_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// How many `single_item!` bodies the thread is running.
+    static SINGLE_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
-/// Marks the current thread as inside an item scope until dropped.
-pub(crate) struct ItemScope(());
+/// Marks the current thread as running the body of a `distribute_items!`
+/// or `single_item!` until dropped (also when the body panics).
+pub(crate) struct ItemScope {
+    #[cfg(debug_assertions)]
+    single: bool,
+}
 
 impl ItemScope {
+    /// Entering the body of `distribute_items!`.
     #[inline(always)]
     pub(crate) fn enter() -> Self {
         #[cfg(debug_assertions)]
-        ITEM_DEPTH.with(|d| d.set(d.get() + 1));
-        ItemScope(())
+        ITEMS_DEPTH.with(|d| d.set(d.get() + 1));
+        ItemScope {
+            #[cfg(debug_assertions)]
+            single: false,
+        }
+    }
+
+    /// Entering the body of `single_item!`.
+    #[inline(always)]
+    pub(crate) fn single_item() -> Self {
+        #[cfg(debug_assertions)]
+        SINGLE_DEPTH.with(|d| d.set(d.get() + 1));
+        ItemScope {
+            #[cfg(debug_assertions)]
+            single: true,
+        }
     }
 }
 
@@ -31,18 +55,32 @@ impl Drop for ItemScope {
     #[inline(always)]
     fn drop(&mut self) {
         #[cfg(debug_assertions)]
-        ITEM_DEPTH.with(|d| d.set(d.get() - 1));
+        {
+            let depth = if self.single {
+                &SINGLE_DEPTH
+            } else {
+                &ITEMS_DEPTH
+            };
+            depth.with(|d| d.set(d.get() - 1));
+        }
     }
 }
 
-/// Panics (debug builds only) if a collective named `what` runs inside
-/// `distribute_items!` or `single_item!`.
+/// Called first by every collective, `what` being its name as the user
+/// writes it (`"group_barrier"`, `"distribute_items!"`). Debug builds
+/// panic if the current thread is inside `distribute_items!` (nesting
+/// rule 2) or `single_item!` (rule 3); release builds do nothing.
 #[inline(always)]
 #[track_caller]
 pub(crate) fn check_collective(what: &str) {
     #[cfg(debug_assertions)]
-    if ITEM_DEPTH.with(|d| d.get()) > 0 {
-        rule2_violation(what);
+    {
+        if ITEMS_DEPTH.with(Cell::get) > 0 {
+            rule2_violation(what);
+        }
+        if SINGLE_DEPTH.with(Cell::get) > 0 {
+            rule3_violation(what);
+        }
     }
     #[cfg(not(debug_assertions))]
     let _ = what;
@@ -54,8 +92,77 @@ pub(crate) fn check_collective(what: &str) {
 #[track_caller]
 fn rule2_violation(what: &str) -> ! {
     panic!(
-        "scoped nesting rule 2 violated: `{what}` is a collective and was called inside \
-         `distribute_items!` or `single_item!` (probably through a helper function); \
-         call it outside, directly in the group's scope"
+        "nesting rule 2: `{what}` is a collective and cannot be called inside \
+         `distribute_items!`, whose body runs once per logical item; it was reached through a \
+         function called inside `distribute_items!`, where `#[kernel]` cannot see it: call that \
+         function outside `distribute_items!`, in the scope of the group"
     )
+}
+
+#[cfg(debug_assertions)]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn rule3_violation(what: &str) -> ! {
+    panic!(
+        "nesting rule 3: `{what}` is a collective that every physical item of the group must \
+         reach, but it was called inside `single_item!`, whose body runs on one physical item \
+         only; it was reached through a function called inside `single_item!`, where \
+         `#[kernel]` cannot see it: call that function outside `single_item!`"
+    )
+}
+
+#[cfg(all(test, debug_assertions))]
+mod tests {
+    use super::*;
+
+    fn panic_message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let payload = std::panic::catch_unwind(f).expect_err("the check must panic");
+        match payload.downcast::<String>() {
+            Ok(message) => *message,
+            Err(payload) => payload
+                .downcast::<&str>()
+                .map(|m| m.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    #[test]
+    fn collectives_pass_outside_item_scopes() {
+        check_collective("group_barrier");
+        {
+            let _items = ItemScope::enter();
+        }
+        {
+            let _single = ItemScope::single_item();
+        }
+        check_collective("group_barrier");
+    }
+
+    #[test]
+    fn inside_distribute_items_is_rule_2() {
+        let message = panic_message(|| {
+            let _items = ItemScope::enter();
+            check_collective("group_barrier");
+        });
+        assert!(
+            message.starts_with("nesting rule 2: `group_barrier`"),
+            "{message}"
+        );
+        // The guard was dropped while unwinding.
+        check_collective("group_barrier");
+    }
+
+    #[test]
+    fn inside_single_item_is_rule_3() {
+        let message = panic_message(|| {
+            let _single = ItemScope::single_item();
+            check_collective("distribute_groups!");
+        });
+        assert!(
+            message.starts_with("nesting rule 3: `distribute_groups!`"),
+            "{message}"
+        );
+        check_collective("distribute_groups!");
+    }
 }

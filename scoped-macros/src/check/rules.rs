@@ -1,0 +1,297 @@
+//! The rules, as errors at the user's code: nesting rules 1–3 for every
+//! collective (scoped parallelism v2, "Scoped parallelism nesting rules")
+//! and the memory placement rule (rule 4: "Memory placement rules").
+
+use proc_macro2::{Ident, TokenStream};
+use quote::ToTokens;
+use syn::{Error, Expr};
+
+use super::divergence::{Cause, Divergence};
+use super::scope::{Context, Kind, Storage};
+
+/// What kind of collective a [`Site`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// One of our macros; `memory` is `Some(private)` for the memory
+    /// environments, telling whether one of the requests is private memory.
+    Macro { memory: Option<bool> },
+    /// A collective function; `more` if it takes more than the group.
+    Function { more: bool },
+    /// A collective method on the group.
+    Method,
+}
+
+/// A collective at some point of the body.
+pub(crate) struct Site<'a> {
+    /// The collective's name as written, without `!`.
+    pub(crate) name: String,
+    /// What rules 2 and 3 point at: the macro's or function's name.
+    pub(crate) callee: TokenStream,
+    /// The group argument, if there is one.
+    pub(crate) group: Option<&'a Expr>,
+    pub(crate) form: Form,
+}
+
+impl Site<'_> {
+    /// How messages name the collective: `` `distribute_items!` ``.
+    fn what(&self) -> String {
+        match self.form {
+            Form::Macro { .. } => format!("`{}!`", self.name),
+            Form::Function { .. } | Form::Method => format!("`{}`", self.name),
+        }
+    }
+
+    /// The call rewritten to operate on `group`.
+    fn call_on(&self, group: &Ident) -> String {
+        match self.form {
+            Form::Macro { .. } => format!("`{}!({group}, ...)`", self.name),
+            Form::Function { more: true } => format!("`{}({group}, ...)`", self.name),
+            Form::Function { more: false } => format!("`{}({group})`", self.name),
+            Form::Method => format!("`{group}.{}(...)`", self.name),
+        }
+    }
+
+    fn is_memory_environment(&self) -> Option<bool> {
+        match self.form {
+            Form::Macro { memory } => memory,
+            _ => None,
+        }
+    }
+}
+
+/// The errors of one collective, and whether its group argument is a group
+/// in scope (if not, a macro is not lowered, so that rustc does not add
+/// type errors to ours).
+pub(crate) struct Verdict {
+    pub(crate) errors: Vec<Error>,
+    pub(crate) group_usable: bool,
+}
+
+/// Checks the collective `site` against nesting rules 1, 2 and 3.
+pub(crate) fn collective(ctx: &Context, site: &Site<'_>) -> Verdict {
+    let mut errors = Vec::new();
+    let inside_items = ctx.item_scope().is_some();
+    if let Some(scope) = ctx.item_scope() {
+        errors.push(rule2(site, scope));
+    }
+    let group_usable = match group_argument(ctx, site) {
+        Argument::Innermost => true,
+        Argument::Outer(name) => {
+            if !inside_items {
+                errors.push(rule1(ctx, site, &name));
+            }
+            true
+        }
+        Argument::NotAGroup(error) => {
+            errors.extend(error);
+            false
+        }
+    };
+    if let (false, Some(divergence)) = (inside_items, &ctx.divergence) {
+        errors.push(rule3(ctx, site, divergence));
+    }
+    Verdict {
+        errors,
+        group_usable,
+    }
+}
+
+/// The group an argument names: `g`, `&g`, `*g` or `(g)`.
+pub(crate) fn group_ident(expr: &Expr) -> Option<&Ident> {
+    match expr {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident(),
+        Expr::Reference(r) if r.mutability.is_none() => group_ident(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => group_ident(&u.expr),
+        Expr::Paren(p) => group_ident(&p.expr),
+        Expr::Group(g) => group_ident(&g.expr),
+        _ => None,
+    }
+}
+
+enum Argument {
+    Innermost,
+    /// An enclosing group (rule 1).
+    Outer(Ident),
+    /// Not a group; the error, for macros.
+    NotAGroup(Option<Error>),
+}
+
+fn group_argument(ctx: &Context, site: &Site<'_>) -> Argument {
+    let name = site.group.and_then(group_ident);
+    let binding = name.and_then(|n| ctx.lookup(n));
+    match (name, binding.map(|b| &b.kind)) {
+        (Some(_), Some(Kind::Group { level })) if *level >= ctx.level() => Argument::Innermost,
+        (Some(name), Some(Kind::Group { .. })) => Argument::Outer(name.clone()),
+        _ if !matches!(site.form, Form::Macro { .. }) => {
+            // rustc checks the argument's type; the rules only concern groups.
+            Argument::NotAGroup(None)
+        }
+        _ if ctx.poisoned && ctx.innermost().is_none() => Argument::NotAGroup(None),
+        (name, binding) => {
+            Argument::NotAGroup(Some(not_a_group(ctx, site, name, binding.is_some())))
+        }
+    }
+}
+
+/// The first argument of a macro is not a group in scope.
+fn not_a_group(ctx: &Context, site: &Site<'_>, name: Option<&Ident>, bound: bool) -> Error {
+    let what = site.what();
+    let expected = match ctx.innermost() {
+        Some(inner) => format!(
+            "the innermost group in scope here is `{inner}`: write {}",
+            site.call_on(inner)
+        ),
+        None if ctx.level() > 0 => "the enclosing `distribute_groups!` closure does not name its \
+             subgroup: write `|subgroup| ...` and pass `subgroup`"
+            .to_string(),
+        None => "this function has no group parameter".to_string(),
+    };
+    let message = match name {
+        Some(name) if bound => format!(
+            "`{name}` is not a group: the first argument of {what} must be the group it \
+             operates on, and {expected}. (A group received as a parameter of a closure or \
+             helper is not known here: move the code into a `#[group_function]` that takes the \
+             group as its first parameter.)"
+        ),
+        Some(name) => format!(
+            "`{name}` is not a group in scope: the first argument of {what} must be the group \
+             it operates on, and {expected}"
+        ),
+        None => {
+            format!("the first argument of {what} must be a group, named by a variable: {expected}")
+        }
+    };
+    match site.group {
+        Some(group) => Error::new_spanned(group, message),
+        None => Error::new_spanned(&site.callee, message),
+    }
+}
+
+fn rule1(ctx: &Context, site: &Site<'_>, outer: &Ident) -> Error {
+    let what = site.what();
+    let message = match ctx.innermost() {
+        Some(inner) => format!(
+            "nesting rule 1: {what} must operate on the innermost group `{inner}`, not on the \
+             enclosing group `{outer}`: only the items of `{inner}` take part here, so the \
+             other items of `{outer}` never reach this call; write {}",
+            site.call_on(inner)
+        ),
+        None => format!(
+            "nesting rule 1: {what} must operate on the innermost group, not on the enclosing \
+             group `{outer}`; the enclosing `distribute_groups!` closure does not name its \
+             subgroup: write `|subgroup| ...` and pass `subgroup`"
+        ),
+    };
+    let group = site.group.expect("an enclosing group was named");
+    Error::new_spanned(group, message)
+}
+
+fn rule2(site: &Site<'_>, scope: &Ident) -> Error {
+    let what = site.what();
+    let message = match site.is_memory_environment() {
+        Some(true) => format!(
+            "nesting rule 2: {what} cannot be used inside `{scope}!`: it requests private \
+             memory, which may not be declared inside `distribute_items`; open the memory \
+             environment around `{scope}!` and index the memory with the item \
+             (`memory[idx]`), or declare a plain variable inside `{scope}!`, which is private \
+             to its logical item already"
+        ),
+        Some(false) => format!(
+            "nesting rule 2: {what} cannot be used inside `{scope}!`: it requests local \
+             memory, which belongs to the whole group and is requested in the group's scope; \
+             open the memory environment around `{scope}!`"
+        ),
+        None => {
+            let hint = if site.name.starts_with("group_barrier") && scope == "distribute_items" {
+                "; for a barrier at its end, use `distribute_items_and_wait!`"
+            } else {
+                ""
+            };
+            format!(
+                "nesting rule 2: {what} is a collective and cannot be called inside `{scope}!`, \
+                 whose body runs once per logical item; call it outside `{scope}!`, in the \
+                 scope of the group{hint}"
+            )
+        }
+    };
+    Error::new_spanned(&site.callee, message)
+}
+
+fn rule3(ctx: &Context, site: &Site<'_>, d: &Divergence) -> Error {
+    let what = site.what();
+    let group = site
+        .group
+        .and_then(group_ident)
+        .or(ctx.innermost())
+        .map_or_else(|| "group".to_string(), Ident::to_string);
+    let single = format!("`single_item!({group}, || ...)`");
+    let must = format!(
+        "nesting rule 3: {what} is a collective that every physical item of `{group}` must reach"
+    );
+    let (query, meaning) = (d.describe(), d.meaning);
+    let message = match &d.cause {
+        Cause::Condition => format!(
+            "{must}, but it runs under a condition on {query}, {meaning}; call {what} where \
+             every item reaches it, and put code for one item into {single}"
+        ),
+        Cause::Loop => format!(
+            "{must}, but it runs in a loop whose iterations depend on {query}, {meaning}, so \
+             items may run it a different number of times; make the loop depend only on values \
+             that are the same for every item (kernel arguments, constants, logical ranges)"
+        ),
+        Cause::EarlyExit(exit) => format!(
+            "{must}, but an earlier `{exit}` under a condition on {query}, {meaning}, lets some \
+             items skip it; let every item reach {what}, and put code for one item into {single}"
+        ),
+        Cause::SingleItem(scope) => {
+            let message = format!(
+                "{must}, but it is inside `{scope}!`, whose body runs on one physical item \
+                 only; call it outside `{scope}!`"
+            );
+            return Error::new_spanned(&site.callee, message);
+        }
+    };
+    Error::new_spanned(&d.tokens, message)
+}
+
+/// Rule 4 (memory placement): `place` is assigned (`how`: "assigned",
+/// "borrowed mutably") inside `distribute_items!`.
+pub(crate) fn assignment(ctx: &Context, place: &Expr, how: &str) -> Option<Error> {
+    let scope = ctx.item_scope()?;
+    let (root, projected) = place_root(place)?;
+    let binding = ctx.lookup(root)?;
+    let Kind::Local { items, storage } = binding.kind else {
+        return None;
+    };
+    if items >= ctx.items_level() || (projected && storage == Storage::Reference) {
+        return None;
+    }
+    let target = if projected {
+        format!("an element or field of `{root}`")
+    } else {
+        format!("`{root}`")
+    };
+    let message = format!(
+        "rule 4 (memory placement): {target} is {how} inside `{scope}!`, but `{root}` is \
+         declared outside it: it lives in the private memory of the physical item, which all \
+         the logical items share, so they may read it but not write it. Declare the variable \
+         inside `{scope}!` for a value per logical item, or use the memory of a \
+         `memory_environment!`: `require_private_mem::<T>()` (per logical item, `memory[idx]`) \
+         or `require_local_mem::<T>()` (per group)"
+    );
+    Some(Error::new_spanned(place.to_token_stream(), message))
+}
+
+/// The variable a place expression writes and whether it writes part of
+/// it (a field or element); `None` for writes through a dereference or a
+/// method's result, which reach other memory.
+fn place_root(place: &Expr) -> Option<(&Ident, bool)> {
+    match place {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|name| (name, false)),
+        Expr::Field(f) => place_root(&f.base).map(|(name, _)| (name, true)),
+        Expr::Index(i) => place_root(&i.expr).map(|(name, _)| (name, true)),
+        Expr::Paren(p) => place_root(&p.expr),
+        Expr::Group(g) => place_root(&g.expr),
+        _ => None,
+    }
+}

@@ -1,0 +1,404 @@
+//! The walk through a kernel's (or group function's) body: keeps the
+//! [`Context`] up to date through Rust's scopes and control flow, checks
+//! every collective and every assignment, and replaces our macros by their
+//! lowering, at any depth (blocks, `if`, `match`, loops, closures, and the
+//! arguments of other macros when they are comma-separated expressions).
+
+use quote::ToTokens;
+use syn::visit_mut::{self, VisitMut};
+use syn::{
+    BinOp, Block, Expr, ExprClosure, ExprForLoop, ExprIf, ExprLoop, ExprMatch, ExprWhile, Local,
+    Macro, Pat, PointerMutability, Stmt,
+};
+
+use crate::check::{self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage};
+use crate::parse::{self, Place};
+use crate::{lower, parse::Kind as Collective};
+
+/// Walks a body; collects every error instead of stopping at the first.
+pub(crate) struct Walker {
+    pub(crate) ctx: Context,
+    pub(crate) errors: Vec<syn::Error>,
+    /// How many of our macros were replaced so far.
+    replaced: usize,
+}
+
+impl Walker {
+    pub(crate) fn new(ctx: Context) -> Self {
+        Walker {
+            ctx,
+            errors: Vec::new(),
+            replaced: 0,
+        }
+    }
+
+    /// Runs `f` in a new scope; the context is restored afterwards.
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        let saved = self.ctx.save();
+        self.ctx.push_scope();
+        f(self);
+        self.ctx.restore(saved);
+    }
+
+    /// Runs `f` where control flow diverges because of `d` (if the
+    /// context did not diverge already).
+    fn diverging(&mut self, d: Option<Divergence>, f: impl FnOnce(&mut Self)) {
+        let saved = self.ctx.divergence.clone();
+        if self.ctx.divergence.is_none() {
+            self.ctx.divergence = d;
+        }
+        f(self);
+        self.ctx.divergence = saved;
+    }
+
+    fn divergence_of(&self, expr: &Expr) -> Option<Divergence> {
+        flow::in_expr(expr, &self.ctx, &[])
+    }
+
+    /// Checks, walks and lowers `mac` if it is one of our collectives.
+    fn our_macro(&mut self, mac: &Macro) -> Option<Expr> {
+        let name = mac.path.segments.last()?.ident.clone();
+        let (kind, wait) = Collective::from_name(&name.to_string())?;
+        self.replaced += 1;
+        let mut inv = match parse::invocation(kind, wait, name, mac.tokens.clone()) {
+            Ok(inv) => inv,
+            Err(e) => {
+                self.errors.push(e);
+                return Some(lower::placeholder());
+            }
+        };
+        let mut lowerable = inv.errors.is_empty() && !self.ctx.poisoned;
+        self.errors.append(&mut inv.errors);
+        let memory = match kind {
+            Collective::MemoryEnvironment
+            | Collective::LocalMemoryEnvironment
+            | Collective::PrivateMemoryEnvironment => {
+                Some(inv.requests.iter().any(|r| r.place == Place::Private))
+            }
+            _ => None,
+        };
+        let site = Site {
+            name: inv.name.to_string(),
+            callee: inv.name.to_token_stream(),
+            group: Some(&inv.group),
+            form: Form::Macro { memory },
+        };
+        let verdict = check::collective(&self.ctx, &site);
+        self.errors.extend(verdict.errors);
+        lowerable &= verdict.group_usable;
+
+        for request in &mut inv.requests {
+            if let Some(init) = &mut request.init {
+                self.visit_expr_mut(init);
+            }
+        }
+        self.scoped(|w| {
+            let params = &inv.closure.inputs;
+            match kind {
+                Collective::DistributeItems => {
+                    w.ctx.enter_items(&inv.name);
+                    let item = w.ctx.local(Storage::Value);
+                    params.iter().for_each(|p| w.ctx.bind_pat(p, &item, None));
+                }
+                Collective::DistributeGroups => w.ctx.enter_subgroup(params.first()),
+                Collective::SingleItem => {
+                    if w.ctx.divergence.is_none() {
+                        w.ctx.divergence = Some(Divergence::single_item(&inv.name));
+                    }
+                }
+                Collective::MemoryEnvironment
+                | Collective::LocalMemoryEnvironment
+                | Collective::PrivateMemoryEnvironment => {
+                    params
+                        .iter()
+                        .for_each(|p| w.ctx.bind_pat(p, &Kind::Memory, None));
+                }
+            }
+            w.visit_expr_mut(&mut inv.closure.body);
+        });
+        if !lowerable {
+            return Some(lower::placeholder());
+        }
+        Some(syn::parse2(lower::invocation(&inv)).unwrap_or_else(|e| {
+            let tokens = e.to_compile_error();
+            syn::parse_quote!({ #tokens })
+        }))
+    }
+
+    /// Checks and lowers what is inside a macro that is not ours, if its
+    /// arguments are comma-separated expressions.
+    fn other_macro(&mut self, mac: &mut Macro) {
+        let Some(mut args) = parse::macro_arguments(mac) else {
+            return;
+        };
+        let before = self.replaced;
+        for arg in args.iter_mut() {
+            match arg {
+                // `name = value`: a named argument of a formatting macro.
+                Expr::Assign(named) => self.visit_expr_mut(&mut named.right),
+                other => self.visit_expr_mut(other),
+            }
+        }
+        if self.replaced != before {
+            mac.tokens = args.into_token_stream();
+        }
+    }
+
+    fn collective_call(&mut self, call: check::CollectiveCall<'_>, more: bool) {
+        let form = if call.method {
+            Form::Method
+        } else {
+            Form::Function { more }
+        };
+        let site = Site {
+            name: call.name,
+            callee: call.callee,
+            group: call.group,
+            form,
+        };
+        let verdict = check::collective(&self.ctx, &site);
+        self.errors.extend(verdict.errors);
+    }
+
+    fn assignment(&mut self, place: &Expr, how: &str) {
+        self.errors.extend(check::assignment(&self.ctx, place, how));
+    }
+
+    /// Binds the names `if let` / `while let` conditions introduce.
+    fn bind_condition(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(binding) => {
+                let divergent = self.divergence_of(&binding.expr);
+                let kind = self.ctx.local(Storage::Reference);
+                self.ctx.bind_pat(&binding.pat, &kind, divergent.as_ref());
+            }
+            Expr::Binary(b) if matches!(b.op, BinOp::And(_)) => {
+                self.bind_condition(&b.left);
+                self.bind_condition(&b.right);
+            }
+            Expr::Paren(p) => self.bind_condition(&p.expr),
+            _ => {}
+        }
+    }
+
+    fn walk_if(&mut self, e: &mut ExprIf) {
+        self.visit_expr_mut(&mut e.cond);
+        let d = self.divergence_of(&e.cond);
+        self.diverging(d, |w| {
+            w.scoped(|w| {
+                w.bind_condition(&e.cond);
+                w.visit_block_mut(&mut e.then_branch);
+            });
+            if let Some((_, other)) = &mut e.else_branch {
+                w.visit_expr_mut(other);
+            }
+        });
+    }
+
+    fn walk_match(&mut self, e: &mut ExprMatch) {
+        self.visit_expr_mut(&mut e.expr);
+        let scrutinee = self.divergence_of(&e.expr);
+        let guards = e
+            .arms
+            .iter()
+            .filter_map(|arm| arm.guard.as_ref())
+            .find_map(|(_, guard)| self.divergence_of(guard));
+        let d = scrutinee.clone().or(guards);
+        self.diverging(d, |w| {
+            for arm in &mut e.arms {
+                w.scoped(|w| {
+                    let kind = w.ctx.local(Storage::Reference);
+                    w.ctx.bind_pat(&arm.pat, &kind, scrutinee.as_ref());
+                    if let Some((_, guard)) = &mut arm.guard {
+                        w.visit_expr_mut(guard);
+                    }
+                    w.visit_expr_mut(&mut arm.body);
+                });
+            }
+        });
+    }
+
+    fn loop_divergence(&self, head: Option<&Expr>, body: &Block) -> Option<Divergence> {
+        head.and_then(|h| self.divergence_of(h))
+            .or_else(|| flow::in_loop_body(body, &self.ctx))
+            .map(|d| d.with_cause(Cause::Loop))
+    }
+
+    fn walk_while(&mut self, e: &mut ExprWhile) {
+        let d = self.loop_divergence(Some(&e.cond), &e.body);
+        self.visit_expr_mut(&mut e.cond);
+        self.diverging(d, |w| {
+            w.scoped(|w| {
+                w.bind_condition(&e.cond);
+                w.visit_block_mut(&mut e.body);
+            });
+        });
+    }
+
+    fn walk_for(&mut self, e: &mut ExprForLoop) {
+        let d = self.loop_divergence(Some(&e.expr), &e.body);
+        self.visit_expr_mut(&mut e.expr);
+        self.diverging(d, |w| {
+            w.scoped(|w| {
+                let kind = w.ctx.local(Storage::Reference);
+                w.ctx.bind_pat(&e.pat, &kind, None);
+                w.visit_block_mut(&mut e.body);
+            });
+        });
+    }
+
+    fn walk_loop(&mut self, e: &mut ExprLoop) {
+        let d = self.loop_divergence(None, &e.body);
+        self.diverging(d, |w| w.visit_block_mut(&mut e.body));
+    }
+
+    fn walk_closure(&mut self, e: &mut ExprClosure) {
+        self.scoped(|w| {
+            let kind = w.ctx.local(Storage::Reference);
+            e.inputs.iter().for_each(|p| w.ctx.bind_pat(p, &kind, None));
+            w.visit_expr_mut(&mut e.body);
+        });
+    }
+
+    fn walk_local(&mut self, local: &mut Local) {
+        if let Some(init) = &mut local.init {
+            self.visit_expr_mut(&mut init.expr);
+            if let Some((_, diverge)) = &mut init.diverge {
+                // `let Some(x) = divergent else { ... }`: only some items
+                // run the `else` block.
+                let d = self.divergence_of(&init.expr);
+                self.diverging(d, |w| w.visit_expr_mut(diverge));
+            }
+        }
+        let init = local.init.as_ref().map(|init| &*init.expr);
+        let (pat, ty) = match &local.pat {
+            Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+            pat => (pat, None),
+        };
+        let divergent = init.and_then(|e| self.divergence_of(e));
+        let alias = init
+            .and_then(check::group_ident)
+            .and_then(|name| self.ctx.lookup(name))
+            .filter(|_| matches!(pat, Pat::Ident(_)));
+        let kind = match alias.map(|b| &b.kind) {
+            // `let sg2 = sg;`: another name for the group.
+            Some(Kind::Group { level }) => Kind::Group { level: *level },
+            _ => self.ctx.local(check::let_storage(&self.ctx, ty, init)),
+        };
+        self.ctx.bind_pat(pat, &kind, divergent.as_ref());
+    }
+}
+
+impl VisitMut for Walker {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        self.scoped(|w| {
+            for stmt in &mut block.stmts {
+                let exit = match w.ctx.divergence {
+                    None => flow::after_stmt(stmt, &w.ctx),
+                    Some(_) => None,
+                };
+                w.visit_stmt_mut(stmt);
+                if w.ctx.divergence.is_none() {
+                    w.ctx.divergence = exit;
+                }
+            }
+        });
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Macro(m) => {
+                if let Some(lowered) = self.our_macro(&m.mac) {
+                    *stmt = match (m.semi_token, &m.mac.delimiter) {
+                        // `distribute_items! { .. }` needs no `;` as a
+                        // statement; its lowering in a block does not either.
+                        (None, syn::MacroDelimiter::Brace(_)) => {
+                            Stmt::Expr(syn::parse_quote!({ #lowered }), None)
+                        }
+                        (semi, _) => Stmt::Expr(lowered, semi),
+                    };
+                } else {
+                    self.other_macro(&mut m.mac);
+                }
+            }
+            Stmt::Local(local) => self.walk_local(local),
+            // Nested items are not part of the kernel's hierarchy.
+            Stmt::Item(_) => {}
+            Stmt::Expr(..) => visit_mut::visit_stmt_mut(self, stmt),
+        }
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Macro(m) => {
+                if let Some(lowered) = self.our_macro(&m.mac) {
+                    *expr = lowered;
+                } else {
+                    self.other_macro(&mut m.mac);
+                }
+            }
+            Expr::Call(call) => {
+                if let Some(collective) = calls::call(call) {
+                    let more = call.args.len() > 1;
+                    self.collective_call(collective, more);
+                }
+                visit_mut::visit_expr_call_mut(self, call);
+            }
+            Expr::MethodCall(call) => {
+                if let Some(collective) = calls::method(call) {
+                    self.collective_call(collective, true);
+                }
+                visit_mut::visit_expr_method_call_mut(self, call);
+            }
+            Expr::Assign(assign) => {
+                self.assignment(&assign.left, "assigned");
+                visit_mut::visit_expr_assign_mut(self, assign);
+            }
+            Expr::Binary(binary) => {
+                if is_compound_assignment(&binary.op) {
+                    self.assignment(&binary.left, "assigned");
+                }
+                visit_mut::visit_expr_binary_mut(self, binary);
+            }
+            Expr::Reference(reference) => {
+                if reference.mutability.is_some() {
+                    self.assignment(&reference.expr, "borrowed mutably");
+                }
+                visit_mut::visit_expr_reference_mut(self, reference);
+            }
+            Expr::RawAddr(raw) => {
+                if matches!(raw.mutability, PointerMutability::Mut(_)) {
+                    self.assignment(&raw.expr, "borrowed mutably");
+                }
+                visit_mut::visit_expr_raw_addr_mut(self, raw);
+            }
+            Expr::If(e) => self.walk_if(e),
+            Expr::Match(e) => self.walk_match(e),
+            Expr::While(e) => self.walk_while(e),
+            Expr::ForLoop(e) => self.walk_for(e),
+            Expr::Loop(e) => self.walk_loop(e),
+            Expr::Closure(e) => self.walk_closure(e),
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_item_mut(&mut self, _item: &mut syn::Item) {
+        // Nested items (fns, impls) are not part of the kernel's hierarchy.
+    }
+}
+
+fn is_compound_assignment(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::BitXorAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+    )
+}
