@@ -370,12 +370,18 @@ mod chart {
             .map_err(e)?;
         }
 
-        // Axis with ticks every 0.5, and the lines at 1 and at the target.
+        // Axis with ticks every 0.5 (or wider for a long axis), and the
+        // lines at 1 and at the target.
         root.draw(&PathElement::new(
             vec![(LEFT, bottom), (LEFT + plot_width as i32, bottom)],
             BLACK,
         ))
         .map_err(e)?;
+        let step = match x_max {
+            m if m <= 4.0 => 0.5,
+            m if m <= 10.0 => 1.0,
+            _ => 2.0,
+        };
         let mut tick = 0.0;
         while tick <= x_max + 1e-9 {
             let x = x_of(tick);
@@ -386,7 +392,7 @@ mod chart {
                 .pos(Pos::new(HPos::Center, VPos::Top));
             root.draw(&Text::new(format!("{tick:.1}"), (x, bottom + 8), centred))
                 .map_err(e)?;
-            tick += 0.5;
+            tick += step;
         }
         for (ratio, style) in [
             (1.0, BLACK.stroke_width(2)),

@@ -7,12 +7,13 @@
 //! 3. every group adds its carry to its elements.
 //!
 //! * `scoped`, flat: pass 1 loads the group's elements into private memory,
-//!   scans them over the group, and writes them out; pass 3 is a
-//!   `distribute_items!` that adds the carry.
-//! * `scoped`, sub-groups: pass 1 scans each SIMD-wide sub-group in its
-//!   lanes (`log2(S)` shifted adds across the lanes) and carries the
-//!   running total from one sub-group to the next; pass 3 adds the carry
-//!   sub-group by sub-group.
+//!   scans them with `inclusive_scan_over_group` on the work group, writes
+//!   them out and takes the total with `group_broadcast_linear`; pass 3 is
+//!   a `distribute_items!` that adds the carry.
+//! * `scoped`, sub-groups: pass 1 does the same sub-group by sub-group,
+//!   each scan (`inclusive_scan_over_group_with_init`) starting from the
+//!   total of the sub-groups before it; pass 3 adds the carry sub-group by
+//!   sub-group.
 //! * peer: `par_chunks_mut(4096)` with a running sum, the same serial scan
 //!   of the totals, and `par_chunks_mut(4096)` adding the carries.
 //!
@@ -21,24 +22,14 @@
 
 use rayon::prelude::*;
 use scoped::prelude::*;
-use scoped::DEFAULT_SUB_GROUP_SIZE;
+use scoped::{
+    group_broadcast_linear, inclusive_scan_over_group, inclusive_scan_over_group_with_init, plus,
+};
 
 use super::{check_equal, small_ints, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "prefix sum";
 const GROUP_SIZE: usize = 4096;
-const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
-
-/// Inclusive scan of a group's private values, in increasing local linear
-/// id; returns the group's total.
-fn inclusive_scan_over_group(values: &mut PrivateMem<i32, 1>) -> i32 {
-    let mut running = 0;
-    for v in values.as_mut_slice() {
-        running += *v;
-        *v = running;
-    }
-    running
-}
 
 #[kernel]
 fn scan_groups_flat(
@@ -46,12 +37,19 @@ fn scan_groups_flat(
     input: &[i32],
     (mut out, mut totals): (ItemsWindow<'_, i32>, ChunkWindow<'_, i32>),
 ) {
-    memory_environment!(group, require_private_mem::<i32>(), |values| {
-        distribute_items!(group, |idx| values[idx] = input[idx.global_linear_id()]);
-        let total = inclusive_scan_over_group(values);
-        distribute_items!(group, |idx| out[idx] = values[idx]);
-        single_item!(group, || totals[group.group_linear_id()] = total);
-    });
+    memory_environment!(
+        group,
+        require_private_mem::<i32>(),
+        require_private_mem::<i32>(),
+        |x, sums| {
+            distribute_items!(group, |idx| x[idx] = input[idx.global_linear_id()]);
+            inclusive_scan_over_group(group, x, sums, plus());
+            distribute_items!(group, |idx| out[idx] = sums[idx]);
+            let last = group.logical_local_linear_range() - 1;
+            let total = group_broadcast_linear(group, sums, last);
+            single_item!(group, || totals[group.group_linear_id()] = total);
+        }
+    );
 }
 
 #[kernel]
@@ -62,33 +60,19 @@ fn scan_groups_sub_groups(
 ) {
     memory_environment!(
         group,
-        require_local_mem::<[i32; LANES]>(),
-        require_local_mem::<[i32; 1]>(),
-        |lanes, carry| {
+        require_private_mem::<i32>(),
+        require_private_mem::<i32>(),
+        |x, sums| {
+            // The running total of the sub-groups before this one.
+            let mut carry = 0;
             distribute_groups!(group, |sub_group| {
-                distribute_items!(sub_group, |idx| {
-                    lanes[idx.innermost_local_id_dim(0)] = input[idx.global_linear_id()];
-                });
-                // Hillis–Steele scan across the lanes.
-                let mut step = 1;
-                while step < LANES {
-                    let before = *lanes;
-                    distribute_items!(sub_group, |idx| {
-                        let lane = idx.innermost_local_id_dim(0);
-                        if lane >= step {
-                            lanes[lane] += before[lane - step];
-                        }
-                    });
-                    step *= 2;
-                }
-                distribute_items!(sub_group, |idx| {
-                    out[idx] = carry[0] + lanes[idx.innermost_local_id_dim(0)];
-                });
-                single_item!(sub_group, || {
-                    carry[0] += lanes[sub_group.logical_local_range_dim(0) - 1];
-                });
+                distribute_items!(sub_group, |idx| x[idx] = input[idx.global_linear_id()]);
+                inclusive_scan_over_group_with_init(sub_group, x, sums, carry, plus());
+                distribute_items!(sub_group, |idx| out[idx] = sums[idx]);
+                let last = sub_group.logical_local_linear_range() - 1;
+                carry = group_broadcast_linear(sub_group, sums, last);
             });
-            single_item!(group, || totals[group.group_linear_id()] = carry[0]);
+            single_item!(group, || totals[group.group_linear_id()] = carry);
         }
     );
 }

@@ -2,6 +2,8 @@
 //! sum per group.
 //!
 //! * `scoped`, flat: every item adds its element to a group-local total.
+//! * `scoped`, `reduce_over_group`: the items load their elements into
+//!   private memory and the group algorithm sums them.
 //! * `scoped`, sub-groups: the items of each sub-group add into one
 //!   group-local accumulator per SIMD lane, which one item sums at the end.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
@@ -11,7 +13,7 @@
 
 use rayon::prelude::*;
 use scoped::prelude::*;
-use scoped::DEFAULT_SUB_GROUP_SIZE;
+use scoped::{plus, reduce_over_group, DEFAULT_SUB_GROUP_SIZE};
 
 use super::{check_equal, small_ints, Kernel, Scale, Work};
 
@@ -27,6 +29,15 @@ fn reduce_flat(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32
             total[0] += input[idx.global_linear_id()];
         });
         single_item!(group, || sums[group.group_linear_id()] = total[0]);
+    });
+}
+
+#[kernel]
+fn reduce_group_algorithm(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+    memory_environment!(group, require_private_mem::<i32>(), |x| {
+        distribute_items!(group, |idx| x[idx] = input[idx.global_linear_id()]);
+        let sum = reduce_over_group(group, x, plus());
+        single_item!(group, || sums[group.group_linear_id()] = sum);
     });
 }
 
@@ -123,7 +134,7 @@ impl Kernel for Reduction {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["flat", "sub-groups", "tree (spec)"]
+        &["flat", "reduce_over_group", "sub-groups", "tree (spec)"]
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
@@ -133,6 +144,9 @@ impl Kernel for Reduction {
         let launched = match variant {
             0 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_flat(g, input, w)),
             1 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| {
+                reduce_group_algorithm(g, input, w)
+            }),
+            2 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| {
                 reduce_sub_groups(g, input, w)
             }),
             _ => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_tree(g, input, w)),
