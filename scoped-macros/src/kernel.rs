@@ -51,6 +51,12 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 
     let mut walker = Walker::new(ctx);
     walker.visit_block_mut(&mut function.block);
+    if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
+        // Inlined into the launch's per-group closure, the kernel shares one
+        // function with its group and windows, where the optimiser can see
+        // that each item lies inside its window.
+        function.attrs.push(syn::parse_quote!(#[inline]));
+    }
     errors.extend(walker.errors);
     if !errors.is_empty() {
         // The errors are the user's to fix; the placeholders that replace
@@ -63,4 +69,131 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 fn with_errors(item: TokenStream, errors: Vec<Error>) -> TokenStream {
     let errors = errors.into_iter().map(|e| e.to_compile_error());
     quote! { #item #(#errors)* }
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{TokenStream, TokenTree};
+    use quote::quote;
+
+    use super::expand;
+    use crate::signature::Flavor;
+
+    /// Every identifier in `tokens`, at any depth.
+    fn identifiers(tokens: TokenStream, out: &mut Vec<String>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => out.push(ident.to_string()),
+                TokenTree::Group(group) => identifiers(group.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    fn assert_no_allocation(tokens: &TokenStream) {
+        let mut names = Vec::new();
+        identifiers(tokens.clone(), &mut names);
+        for banned in ["Box", "dyn", "Vec", "vec", "alloc", "Rc", "Arc"] {
+            assert!(
+                !names.iter().any(|n| n == banned),
+                "`{banned}` in the lowering: {tokens}"
+            );
+        }
+    }
+
+    #[test]
+    fn lowering_is_plain_runtime_loop_calls() {
+        let kernel = quote! {
+            fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
+                distribute_groups!(group, |sub_group| {
+                    distribute_items!(sub_group, |idx| {
+                        data[idx.global_linear_id()] += 1;
+                    });
+                });
+                single_item_and_wait!(group, || {});
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
+        let expected = quote! {
+            fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
+                ::scoped::__private::distribute_groups(&group, |sub_group| {
+                    ::scoped::__private::distribute_items(&sub_group, |idx| {
+                        data[idx.global_linear_id()] += 1;
+                    });
+                });
+                ::scoped::__private::single_item_and_wait(&group, || {});
+            }
+        };
+        // Compared as syntax trees (spans and token spacing aside).
+        let lowered_fn: syn::ItemFn = syn::parse2(lowered.clone()).unwrap();
+        let expected_fn: syn::ItemFn = syn::parse2(expected).unwrap();
+        assert!(lowered_fn == expected_fn, "lowered to: {lowered}");
+        assert_no_allocation(&lowered);
+    }
+
+    #[test]
+    fn memory_environment_allocates_through_the_runtime_only() {
+        let kernel = quote! {
+            fn scratch(group: WorkGroup<1>) {
+                memory_environment!(
+                    group,
+                    require_local_mem::<[i32; 4]>(),
+                    require_private_mem::<u8>(7),
+                    |local, private| {
+                        distribute_items!(group, |idx| {
+                            local[0] += i32::from(private[idx]);
+                        });
+                    }
+                );
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        for part in [
+            ":: scoped :: __private :: local_mem_zeroed :: < [i32 ; 4] > ()",
+            ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , 7)",
+            "let local = & mut __scoped_memory_0 ;",
+            "let private = & mut __scoped_memory_1 ;",
+            ":: scoped :: __private :: distribute_items (& group , | idx |",
+        ] {
+            assert!(lowered.contains(part), "missing `{part}` in {lowered}");
+        }
+        assert!(!lowered.contains("compile_error"), "{lowered}");
+        assert_no_allocation(&lowered.parse().unwrap());
+    }
+
+    #[test]
+    fn every_violation_is_reported_and_nothing_is_lowered_wrongly() {
+        let kernel = quote! {
+            fn many(group: WorkGroup<1>) {
+                let mut count = 0;
+                distribute_items!(group, |_idx| {
+                    count += 1;
+                    group_barrier(group);
+                });
+                distribute_groups!(group, |subgroup| {
+                    single_item!(group, || {});
+                    if subgroup.leader() {
+                        group_barrier(subgroup);
+                    }
+                });
+                distribute_items!(count, |_idx| {});
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        let errors: Vec<&str> = lowered.split("compile_error").skip(1).collect();
+        assert_eq!(errors.len(), 5, "{lowered}");
+        for (error, starts) in errors.iter().zip([
+            "! { \"rule 4 (memory placement): `count`",
+            "! { \"nesting rule 2: `group_barrier`",
+            "! { \"nesting rule 1: `single_item!`",
+            "! { \"nesting rule 3: `group_barrier`",
+            "! { \"`count` is not a group",
+        ]) {
+            assert!(error.trim_start().starts_with(starts), "{error}");
+        }
+        // The call on a non-group is replaced, so that rustc adds no type
+        // error; the function keeps quiet about the placeholder.
+        assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
+        assert!(lowered.starts_with("# [allow (unused)]"), "{lowered}");
+    }
 }

@@ -12,6 +12,9 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
     let group = strip_reference(&inv.group);
     let closure = &inv.closure;
     let span = inv.name.span();
+    if let Some(fused) = crate::fuse::distribute_groups(inv, group) {
+        return fused;
+    }
     let function = match (inv.kind, inv.wait) {
         (Kind::DistributeItems, false) => "distribute_items",
         (Kind::DistributeItems, true) => "distribute_items_and_wait",

@@ -56,11 +56,13 @@ pub(crate) fn group_parameter(flavor: Flavor, function: &ItemFn) -> GroupParamet
         Flavor::Kernel => is_named(ty, &["WorkGroup"]),
         Flavor::GroupFunction => is_group_type(ty, &function.sig.generics),
     };
-    let first = function.sig.inputs.first();
-    let first_typed = match first {
-        Some(FnArg::Typed(t)) => Some(t),
-        _ => None,
-    };
+    // In a method, the group comes right after `self`.
+    let first = function
+        .sig
+        .inputs
+        .iter()
+        .find(|arg| matches!(arg, FnArg::Typed(_)));
+    let first_typed = typed.first().copied();
     if let Some(param) = first_typed {
         if is_group(&param.ty) {
             return named(flavor, param, None);

@@ -11,7 +11,9 @@ use syn::{
     Macro, Pat, PointerMutability, Stmt,
 };
 
-use crate::check::{self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage};
+use crate::check::{
+    self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage, Write,
+};
 use crate::parse::{self, Place};
 use crate::{lower, parse::Kind as Collective};
 
@@ -160,8 +162,9 @@ impl Walker {
         self.errors.extend(verdict.errors);
     }
 
-    fn assignment(&mut self, place: &Expr, how: &str) {
-        self.errors.extend(check::assignment(&self.ctx, place, how));
+    fn assignment(&mut self, place: &Expr, write: Write) {
+        self.errors
+            .extend(check::assignment(&self.ctx, place, write));
     }
 
     /// Binds the names `if let` / `while let` conditions introduce.
@@ -351,24 +354,24 @@ impl VisitMut for Walker {
                 visit_mut::visit_expr_method_call_mut(self, call);
             }
             Expr::Assign(assign) => {
-                self.assignment(&assign.left, "assigned");
+                self.assignment(&assign.left, Write::Assign);
                 visit_mut::visit_expr_assign_mut(self, assign);
             }
             Expr::Binary(binary) => {
                 if is_compound_assignment(&binary.op) {
-                    self.assignment(&binary.left, "assigned");
+                    self.assignment(&binary.left, Write::Assign);
                 }
                 visit_mut::visit_expr_binary_mut(self, binary);
             }
             Expr::Reference(reference) => {
                 if reference.mutability.is_some() {
-                    self.assignment(&reference.expr, "borrowed mutably");
+                    self.assignment(&reference.expr, Write::Borrow);
                 }
                 visit_mut::visit_expr_reference_mut(self, reference);
             }
             Expr::RawAddr(raw) => {
                 if matches!(raw.mutability, PointerMutability::Mut(_)) {
-                    self.assignment(&raw.expr, "borrowed mutably");
+                    self.assignment(&raw.expr, Write::Borrow);
                 }
                 visit_mut::visit_expr_raw_addr_mut(self, raw);
             }

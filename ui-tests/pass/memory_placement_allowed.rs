@@ -1,9 +1,13 @@
 //! What rule 4 (memory placement) allows inside `distribute_items!`:
-//! writing kernel parameters (global memory), memory-environment memory,
-//! variables declared inside, and through references declared outside;
-//! reading every variable.
+//! writing through kernel parameters (global memory, also by passing them
+//! on with `&mut`), memory-environment memory, variables declared inside,
+//! and through references declared outside; reading every variable.
 
 use scoped::prelude::*;
+
+fn add_to(totals: &mut ChunkWindow<'_, i64>, group: usize, value: i64) {
+    totals[group] += value;
+}
 
 #[kernel]
 fn allowed(
@@ -27,6 +31,7 @@ fn allowed(
                 sum[0] += scaled;
                 total[0] += 1;
                 out[idx.global_id()] = private[idx];
+                add_to(&mut totals, group.group_linear_id(), 0);
             });
         }
     );

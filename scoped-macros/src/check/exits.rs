@@ -9,8 +9,8 @@
 
 use syn::visit::{self, Visit};
 use syn::{
-    Block, Expr, ExprAsync, ExprBreak, ExprClosure, ExprContinue, ExprForLoop, ExprIf, ExprLoop,
-    ExprMatch, ExprReturn, ExprTry, ExprWhile, Item, Label, Lifetime, Local, Macro, Stmt,
+    Block, Expr, ExprAsync, ExprBlock, ExprBreak, ExprClosure, ExprContinue, ExprForLoop, ExprIf,
+    ExprLoop, ExprMatch, ExprReturn, ExprTry, ExprWhile, Item, Label, Lifetime, Local, Macro, Stmt,
 };
 
 use super::divergence::{self, Cause, Divergence};
@@ -39,6 +39,9 @@ struct Scan<'a> {
     /// Labels of the loops inside the scanned code that enclose the current
     /// point (`None` for an unlabeled loop).
     loops: Vec<Option<Lifetime>>,
+    /// Labels of the labeled blocks inside the scanned code that enclose
+    /// the current point.
+    blocks: Vec<Lifetime>,
     /// Divergent variables declared inside the scanned code.
     declared: Vec<(proc_macro2::Ident, Option<Divergence>)>,
     found: Option<Divergence>,
@@ -50,6 +53,7 @@ impl<'a> Scan<'a> {
             ctx,
             under: Vec::new(),
             loops: Vec::new(),
+            blocks: Vec::new(),
             declared: Vec::new(),
             found: None,
         }
@@ -83,7 +87,10 @@ impl<'a> Scan<'a> {
     fn leaves(&self, label: Option<&Lifetime>) -> bool {
         match label {
             None => self.loops.is_empty(),
-            Some(label) => !self.loops.iter().flatten().any(|l| l == label),
+            Some(label) => {
+                !self.loops.iter().flatten().any(|l| l == label)
+                    && !self.blocks.iter().any(|l| l == label)
+            }
         }
     }
 
@@ -163,6 +170,18 @@ impl<'ast> Visit<'ast> for Scan<'_> {
 
     fn visit_expr_loop(&mut self, node: &'ast ExprLoop) {
         self.in_loop(node.label.as_ref(), |s| s.visit_block(&node.body));
+    }
+
+    fn visit_expr_block(&mut self, node: &'ast ExprBlock) {
+        // `'a: { .. break 'a; .. }`: a labeled break leaves only the block.
+        match &node.label {
+            Some(label) => {
+                self.blocks.push(label.name.clone());
+                self.visit_block(&node.block);
+                self.blocks.pop();
+            }
+            None => self.visit_block(&node.block),
+        }
     }
 
     fn visit_local(&mut self, node: &'ast Local) {

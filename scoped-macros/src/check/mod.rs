@@ -30,4 +30,4 @@ pub(crate) mod flow {
     pub(crate) use super::exits::{after_stmt, in_loop_body};
 }
 
-pub(crate) use rules::{assignment, collective, group_ident};
+pub(crate) use rules::{assignment, collective, group_ident, Write};

@@ -254,16 +254,37 @@ fn rule3(ctx: &Context, site: &Site<'_>, d: &Divergence) -> Error {
     Error::new_spanned(&d.tokens, message)
 }
 
-/// Rule 4 (memory placement): `place` is assigned (`how`: "assigned",
-/// "borrowed mutably") inside `distribute_items!`.
-pub(crate) fn assignment(ctx: &Context, place: &Expr, how: &str) -> Option<Error> {
+/// How a place is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Write {
+    /// `=` or a compound assignment (`+=`, ...).
+    Assign,
+    /// `&mut place` (or `&raw mut place`).
+    Borrow,
+}
+
+/// Rule 4 (memory placement): `place` is written inside
+/// `distribute_items!`. A variable declared outside it (or a parameter)
+/// is private memory of the physical item: assigning it is an error, and
+/// so is writing a part of it or borrowing it mutably when it holds its
+/// value itself. Through a reference (a parameter, `let r = &mut x`,
+/// `let s = v.as_mut_slice()`), elements and fields are other memory:
+/// global memory, local memory, or a variable's that the user chose to
+/// share.
+pub(crate) fn assignment(ctx: &Context, place: &Expr, write: Write) -> Option<Error> {
     let scope = ctx.item_scope()?;
     let (root, projected) = place_root(place)?;
     let binding = ctx.lookup(root)?;
-    let Kind::Local { items, storage } = binding.kind else {
-        return None;
+    let (items, storage, declared) = match binding.kind {
+        Kind::Local { items, storage } => (items, storage, "is declared outside it"),
+        Kind::Param => (0, Storage::Reference, "is a parameter of the function"),
+        _ => return None,
     };
-    if items >= ctx.items_level() || (projected && storage == Storage::Reference) {
+    let flagged = match storage {
+        Storage::Value => true,
+        Storage::Reference => !projected && write == Write::Assign,
+    };
+    if items >= ctx.items_level() || !flagged {
         return None;
     }
     let target = if projected {
@@ -271,10 +292,14 @@ pub(crate) fn assignment(ctx: &Context, place: &Expr, how: &str) -> Option<Error
     } else {
         format!("`{root}`")
     };
+    let how = match write {
+        Write::Assign => "assigned",
+        Write::Borrow => "borrowed mutably",
+    };
     let message = format!(
-        "rule 4 (memory placement): {target} is {how} inside `{scope}!`, but `{root}` is \
-         declared outside it: it lives in the private memory of the physical item, which all \
-         the logical items share, so they may read it but not write it. Declare the variable \
+        "rule 4 (memory placement): {target} is {how} inside `{scope}!`, but `{root}` \
+         {declared}: it lives in the private memory of the physical item, which all the \
+         logical items share, so they may read it but not write it. Declare the variable \
          inside `{scope}!` for a value per logical item, or use the memory of a \
          `memory_environment!`: `require_private_mem::<T>()` (per logical item, `memory[idx]`) \
          or `require_local_mem::<T>()` (per group)"

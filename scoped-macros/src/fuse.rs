@@ -1,0 +1,68 @@
+//! Lowering shortcut: `distribute_groups!` whose closure does nothing but
+//! one `distribute_items!` on the subgroup becomes a single loop over the
+//! parent group's items (`__private::distribute_groups_items`).
+//!
+//! The nested form runs the subgroups one after the other and the items of
+//! each in order, which is exactly the parent's items in increasing linear
+//! id; nothing runs between two subgroups. One loop over all items keeps
+//! that order, hands the body the same subgroup and item values, and is a
+//! loop the optimiser vectorises across subgroup lanes, where a loop of
+//! `S` iterations per subgroup would stay scalar.
+
+use proc_macro2::TokenStream;
+use quote::quote_spanned;
+use syn::{Expr, ExprClosure, Stmt};
+
+use crate::check::{group_ident, pat_ident};
+use crate::parse::{Invocation, Kind};
+
+/// The fused lowering of `inv`, if it has the shape described above.
+/// `inv.closure.body` is already lowered.
+pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+    if inv.kind != Kind::DistributeGroups || inv.closure.capture.is_some() {
+        return None;
+    }
+    let subgroup = inv.closure.inputs.first()?;
+    let inner = lone_distribute_items(&inv.closure.body)?;
+    let (call_group, items) = inner;
+    let subgroup_name = pat_ident(subgroup)?;
+    if group_ident(call_group)? != &subgroup_name || items.inputs.len() != 1 {
+        return None;
+    }
+    let item = &items.inputs[0];
+    let capture = &items.capture;
+    let body = &items.body;
+    let span = inv.name.span();
+    Some(quote_spanned! {span=>
+        ::scoped::__private::distribute_groups_items(&#group, #capture |#subgroup, #item| #body)
+    })
+}
+
+/// `(group, closure)` of a body that is only
+/// `::scoped::__private::distribute_items(&group, closure)`.
+fn lone_distribute_items(body: &Expr) -> Option<(&Expr, &ExprClosure)> {
+    let call = match body {
+        Expr::Block(block) if block.label.is_none() => match block.block.stmts.as_slice() {
+            [Stmt::Expr(expr, _)] => expr,
+            _ => return None,
+        },
+        expr => expr,
+    };
+    let Expr::Call(call) = call else { return None };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if segments != ["scoped", "__private", "distribute_items"] || call.args.len() != 2 {
+        return None;
+    }
+    let Expr::Closure(closure) = &call.args[1] else {
+        return None;
+    };
+    Some((&call.args[0], closure))
+}
