@@ -94,20 +94,25 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
         self.global_range.linearize(id)
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Panics for `id` outside the window. Takes the window by value: a
+    /// reference passed to a call would make the optimiser reload the
+    /// window's fields after every store of the item loop.
+    #[inline(always)]
     #[track_caller]
     fn outside(&self, id: Id<D>) -> ! {
-        let mut last = self.first;
-        for d in 0..D {
-            last[d] += self.range[d] - 1;
-        }
-        panic!(
-            "global id {id} is outside this work group's window of ItemsMut \
-             (global ids {} ..= {})",
-            self.first, last
-        )
+        window_outside(id, self.first, self.range)
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn window_outside<const D: usize>(id: Id<D>, first: Id<D>, range: Range<D>) -> ! {
+    let mut last = first;
+    for d in 0..D {
+        last[d] += range[d] - 1;
+    }
+    panic!("global id {id} is outside this work group's window of ItemsMut (global ids {first} ..= {last})")
 }
 
 impl<T> ItemsWindow<'_, T, 1> {
@@ -348,16 +353,23 @@ impl<T> ChunkWindow<'_, T> {
         offset
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Panics for `index` outside the chunk (fields passed by value, as
+    /// for `ItemsWindow`).
+    #[inline(always)]
     #[track_caller]
     fn outside(&self, index: usize) -> ! {
-        panic!(
-            "index {index} is outside this work group's chunk {}..{} of ChunksMut",
-            self.start,
-            self.start + self.len
-        )
+        chunk_outside(index, self.start, self.len)
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn chunk_outside(index: usize, start: usize, len: usize) -> ! {
+    panic!(
+        "index {index} is outside this work group's chunk {start}..{} of ChunksMut",
+        start + len
+    )
 }
 
 impl<T> Index<usize> for ChunkWindow<'_, T> {

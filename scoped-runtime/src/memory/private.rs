@@ -114,22 +114,24 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         for d in 0..D {
             local[d] = global[d].wrapping_sub(self.offset[d]);
             if local[d] >= self.range[d] {
-                self.foreign_item(global);
+                foreign_item(global, self.offset, self.range);
             }
         }
         self.range.linearize(local)
     }
+}
 
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn foreign_item(&self, global: Id<D>) -> ! {
-        panic!(
-            "private memory: item with global id {global} is not in the group whose items \
-             start at global id {} with range {}",
-            self.offset, self.range
-        )
-    }
+/// Panics for an item outside the memory's group. Takes values, not
+/// `&PrivateMem`: a reference passed to a call would make the optimiser
+/// reload the memory's fields after every store of the item loop.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn foreign_item<const D: usize>(global: Id<D>, offset: Id<D>, range: Range<D>) -> ! {
+    panic!(
+        "private memory: item with global id {global} is not in the group whose items \
+         start at global id {offset} with range {range}"
+    )
 }
 
 impl<T: Copy, const D: usize> Drop for PrivateMem<T, D> {
