@@ -27,8 +27,8 @@ use super::simd;
 /// | [`LogicalAnd`] | `logical_and` | integers, `bool` | `true` (`1`) |
 /// | [`LogicalOr`] | `logical_or` | integers, `bool` | `false` (`0`) |
 ///
-/// "Integers" are `i8`…`i64` and `u8`…`u64`; `f16` is [`half::f16`], the
-/// OpenCL `half`. On integers, [`Plus`] and [`Multiplies`] wrap around
+/// "Integers" are `i8`…`i64`, `u8`…`u64`, `isize` and `usize`; `f16` is
+/// [`half::f16`], the OpenCL `half`. On integers, [`Plus`] and [`Multiplies`] wrap around
 /// (two's complement), as the SIMD lanes do, so every evaluation order gives
 /// the same result; the logical operators treat non-zero as true and give
 /// `0` or `1`. On floats, [`Minimum`] and [`Maximum`] follow IEEE 754
@@ -191,7 +191,7 @@ macro_rules! impls {
 }
 
 impls!(Plus, |T| 0, |a, b| a.wrapping_add(b);
-    scalar [];
+    scalar [isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
           i64 => i64x4, u64 => u64x4], |a, b| a + b);
 impls!(Plus, |T| 0.0, |a, b| a + b;
@@ -200,7 +200,7 @@ impls!(Plus, |T| 0.0, |a, b| a + b;
 impls!(Plus, |T| f16::ZERO, |a, b| a + b; scalar [f16]);
 
 impls!(Multiplies, |T| 1, |a, b| a.wrapping_mul(b);
-    scalar [i8, u8, i64, u64];
+    scalar [i8, u8, i64, u64, isize, usize];
     simd [i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8], |a, b| a * b);
 impls!(Multiplies, |T| 1.0, |a, b| a * b;
     scalar [];
@@ -208,7 +208,7 @@ impls!(Multiplies, |T| 1.0, |a, b| a * b;
 impls!(Multiplies, |T| f16::ONE, |a, b| a * b; scalar [f16]);
 
 impls!(Minimum, |T| T::MAX, |a, b| a.min(b);
-    scalar [i64, u64];
+    scalar [i64, u64, isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8],
     |a, b| a.min(b));
 impls!(Minimum, |T| T::INFINITY, |a, b| a.min(b);
@@ -216,7 +216,7 @@ impls!(Minimum, |T| T::INFINITY, |a, b| a.min(b);
     simd [f32 => f32x8, f64 => f64x4], |a, b| a.min(b));
 
 impls!(Maximum, |T| T::MIN, |a, b| a.max(b);
-    scalar [i64, u64];
+    scalar [i64, u64, isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8],
     |a, b| a.max(b));
 impls!(Maximum, |T| T::NEG_INFINITY, |a, b| a.max(b);
@@ -224,23 +224,23 @@ impls!(Maximum, |T| T::NEG_INFINITY, |a, b| a.max(b);
     simd [f32 => f32x8, f64 => f64x4], |a, b| a.max(b));
 
 impls!(BitAnd, |T| !0, |a, b| a & b;
-    scalar [];
+    scalar [isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
           i64 => i64x4, u64 => u64x4], |a, b| a & b);
 impls!(BitOr, |T| 0, |a, b| a | b;
-    scalar [];
+    scalar [isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
           i64 => i64x4, u64 => u64x4], |a, b| a | b);
 impls!(BitXor, |T| 0, |a, b| a ^ b;
-    scalar [];
+    scalar [isize, usize];
     simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
           i64 => i64x4, u64 => u64x4], |a, b| a ^ b);
 impls!(BitXor, |T| false, |a, b| a ^ b; scalar [bool]);
 
 impls!(LogicalAnd, |T| 1, |a, b| T::from(a != 0 && b != 0);
-    scalar [i8, u8, i16, u16, i32, u32, i64, u64]);
+    scalar [i8, u8, i16, u16, i32, u32, i64, u64, isize, usize]);
 impls!(LogicalOr, |T| 0, |a, b| T::from(a != 0 || b != 0);
-    scalar [i8, u8, i16, u16, i32, u32, i64, u64]);
+    scalar [i8, u8, i16, u16, i32, u32, i64, u64, isize, usize]);
 
 /// `bool` and/or: the combination is "all true" / "any true", which the
 /// byte-wise SIMD loops of `any_of_group` answer.
@@ -326,7 +326,10 @@ impl<T: fmt::Debug, F> fmt::Debug for CustomOperator<T, F> {
 mod tests {
     use super::*;
 
-    fn check<T: Copy + PartialEq + fmt::Debug, Op: GroupOperator<T>>(op: Op, samples: &[T]) {
+    fn check<T: Copy + PartialEq + fmt::Debug, Op: GroupOperator<T> + fmt::Debug>(
+        op: Op,
+        samples: &[T],
+    ) {
         for &x in samples {
             assert_eq!(op.combine(op.identity(), x), x, "{op:?} left identity");
             assert_eq!(op.combine(x, op.identity()), x, "{op:?} right identity");

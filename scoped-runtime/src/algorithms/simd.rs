@@ -69,7 +69,9 @@ macro_rules! lanes {
             #[inline(always)]
             fn load_or(values: &[$scalar], fill: $scalar) -> Self {
                 let mut lanes = [fill; $n];
-                lanes[..values.len()].copy_from_slice(values);
+                for (lane, &value) in lanes.iter_mut().zip(values) {
+                    *lane = value;
+                }
                 wide::$vector::new(lanes)
             }
 
@@ -80,8 +82,9 @@ macro_rules! lanes {
 
             #[inline(always)]
             fn store_prefix(self, out: &mut [$scalar]) {
-                let lanes = self.to_array();
-                out.copy_from_slice(&lanes[..out.len()]);
+                for (out, lane) in out.iter_mut().zip(self.to_array()) {
+                    *out = lane;
+                }
             }
 
             #[inline(always)]
@@ -157,8 +160,11 @@ pub(crate) fn fold<V: Lanes>(
         return scalar_fold(init, values, op);
     }
     let n = V::N;
-    if values.len() <= n {
-        // A sub-group: one (possibly partial) vector.
+    if values.len() == n {
+        // A full sub-group: one vector.
+        return op(init, V::load(values).horizontal(&op));
+    }
+    if values.len() < n {
         return op(init, V::load_or(values, identity).horizontal(&op));
     }
     let mut acc = [V::splat(identity); 4];
@@ -194,6 +200,11 @@ fn scan_lanes<V: Lanes>(mut x: V, identity: V::Scalar, vop: &impl Fn(V, V) -> V)
 /// Inclusive scan of `src` into `dst` (same length) from `carry`, for an
 /// associative `op` with identity `identity`: `dst[i] = carry op src[0] op
 /// … op src[i]`. Values from lower positions are always the left operand.
+///
+/// Blocks of four vectors are scanned independently of the running carry
+/// (each vector in-register, then each vector offset by the totals of the
+/// ones before it in the block), so the only serial dependency from block
+/// to block is one combine with the carry.
 #[inline]
 pub(crate) fn scan<V: Lanes>(
     carry: V::Scalar,
@@ -209,8 +220,23 @@ pub(crate) fn scan<V: Lanes>(
     }
     let n = V::N;
     let mut running = V::splat(carry);
-    let mut from = src.chunks_exact(n);
-    let mut to = dst.chunks_exact_mut(n);
+    let mut from = src.chunks_exact(4 * n);
+    let mut to = dst.chunks_exact_mut(4 * n);
+    for (s, d) in (&mut from).zip(&mut to) {
+        let mut x = [V::splat(identity); 4];
+        for (k, x) in x.iter_mut().enumerate() {
+            *x = scan_lanes(V::load(&s[k * n..(k + 1) * n]), identity, &vop);
+        }
+        for k in 1..4 {
+            x[k] = vop(V::splat(x[k - 1].last()), x[k]);
+        }
+        for (k, x) in x.iter().enumerate() {
+            vop(running, *x).store(&mut d[k * n..(k + 1) * n]);
+        }
+        running = vop(running, V::splat(x[3].last()));
+    }
+    let mut from = from.remainder().chunks_exact(n);
+    let mut to = to.into_remainder().chunks_exact_mut(n);
     for (s, d) in (&mut from).zip(&mut to) {
         let x = vop(running, scan_lanes(V::load(s), identity, &vop));
         x.store(d);
@@ -291,7 +317,7 @@ mod tests {
 
     #[test]
     fn fold_and_scan_match_the_scalar_loops_at_every_length() {
-        for len in 0..80 {
+        for len in 0..140 {
             let values: Vec<i32> = (0..len).map(|i| (i * 37 % 23) - 11).collect();
             let want = scalar_fold(5, &values, add);
             let got = fold::<wide::i32x8>(5, &values, 0, |a, b| a + b, add);
@@ -311,7 +337,7 @@ mod tests {
         // identity: every inclusive prefix is its own last value. A scan
         // that swapped operands anywhere would yield the carry (200) or a
         // value from a lower position.
-        let values: Vec<u8> = (1..71).collect();
+        let values: Vec<u8> = (0..300).map(|i| (i % 250 + 1) as u8).collect();
         let mut got = vec![0; values.len()];
         scan::<wide::u8x32>(200, &values, &mut got, 0, |_, b| b, |_, b| b);
         assert_eq!(got, values);
