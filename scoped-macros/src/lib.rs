@@ -55,7 +55,28 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// inside `distribute_items!` (nesting rule 2) or `single_item!` (rule 3),
 /// where `#[kernel]` cannot see that it is collective, its first collective
 /// panics with the rule's message in debug builds; release builds do not
-/// check.
+/// check. Which group a kernel passes to it is not checked (rule 1): pass
+/// the innermost group.
+///
+/// ```ignore
+/// use scoped::prelude::*;
+///
+/// /// Copies the group's items of `input` into `tile`, then waits.
+/// #[group_function]
+/// fn load_tile<G: ScopedGroup<1>>(group: G, input: &[f32], tile: &mut [f32]) {
+///     distribute_items_and_wait!(group, |idx| {
+///         tile[idx.local_linear_id(&group)] = input[idx.global_linear_id()];
+///     });
+/// }
+///
+/// #[kernel]
+/// fn tiled(group: WorkGroup<1>, input: &[f32]) {
+///     local_memory_environment!(group, [f32; 64], |tile| {
+///         load_tile(group, input, &mut tile[..]);
+///         // ... every item of the group can now read the whole tile
+///     });
+/// }
+/// ```
 #[proc_macro_attribute]
 pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::GroupFunction, attr.into(), item.into()).into()
