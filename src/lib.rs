@@ -50,13 +50,13 @@ pub mod prelude {
         group_function, kernel, local_memory_environment, memory_environment,
         private_memory_environment, single_item, single_item_and_wait,
     };
-    pub use scoped_runtime::{
-        group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsWindow,
-        MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup, ScopedGroup, SubGroup,
-        WorkGroup,
-    };
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
+    pub use scoped_runtime::{
+        group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef,
+        ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
+        ScopedGroup, SubGroup, WorkGroup,
+    };
 }
 
 #[doc(hidden)]

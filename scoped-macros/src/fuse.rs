@@ -8,6 +8,11 @@
 //! that order, hands the body the same subgroup and item values, and is a
 //! loop the optimiser vectorises across subgroup lanes, where a loop of
 //! `S` iterations per subgroup would stay scalar.
+//!
+//! A body that works with its lanes (it names the subgroup or asks for an
+//! `innermost_*` id, e.g. to keep one accumulator per lane) keeps the
+//! per-subgroup loop: there the lanes are what the optimiser can pack into
+//! one SIMD register.
 
 use proc_macro2::TokenStream;
 use quote::quote_spanned;
@@ -29,6 +34,9 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
     if group_ident(call_group)? != &subgroup_name || items.inputs.len() != 1 {
         return None;
     }
+    if is_lane_aware(&items.body, &subgroup_name) {
+        return None;
+    }
     let item = &items.inputs[0];
     let capture = &items.capture;
     let body = &items.body;
@@ -40,6 +48,20 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
             #body
         })
     })
+}
+
+/// Whether `body` names `subgroup` or calls an `innermost_*` query.
+fn is_lane_aware(body: &Expr, subgroup: &syn::Ident) -> bool {
+    fn scan(tokens: proc_macro2::TokenStream, subgroup: &syn::Ident) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                ident == *subgroup || ident.to_string().starts_with("innermost_")
+            }
+            proc_macro2::TokenTree::Group(group) => scan(group.stream(), subgroup),
+            _ => false,
+        })
+    }
+    scan(quote::ToTokens::to_token_stream(body), subgroup)
 }
 
 /// `(group, closure)` of a body that is only

@@ -22,6 +22,7 @@ mod distribute;
 mod global;
 mod group;
 mod id;
+mod input;
 mod item;
 mod launch;
 mod memory;
@@ -37,6 +38,7 @@ pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
 };
 pub use id::{Id, Range};
+pub use input::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
 pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES};
