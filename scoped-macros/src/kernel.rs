@@ -109,17 +109,32 @@ mod tests {
                     distribute_items!(sub_group, |idx| {
                         data[idx.global_linear_id()] += 1;
                     });
+                    single_item!(sub_group, || {});
+                });
+                // A lone distribute_items! in distribute_groups! is one loop.
+                distribute_groups!(group, |sub_group| {
+                    distribute_items!(sub_group, |idx| {
+                        data[idx.global_linear_id()] += 1;
+                    });
                 });
                 single_item_and_wait!(group, || {});
             }
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
         let expected = quote! {
+            #[inline]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
                 ::scoped::__private::distribute_groups(&group, |sub_group| {
                     ::scoped::__private::distribute_items(&sub_group, |idx| {
                         data[idx.global_linear_id()] += 1;
                     });
+                    ::scoped::__private::single_item(&sub_group, || {});
+                });
+                ::scoped::__private::distribute_groups_items(&group, |sub_group, idx| {
+                    let _ = &sub_group;
+                    {
+                        data[idx.global_linear_id()] += 1;
+                    }
                 });
                 ::scoped::__private::single_item_and_wait(&group, || {});
             }
@@ -194,6 +209,6 @@ mod tests {
         // The call on a non-group is replaced, so that rustc adds no type
         // error; the function keeps quiet about the placeholder.
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
-        assert!(lowered.starts_with("# [allow (unused)]"), "{lowered}");
+        assert!(lowered.starts_with("# [inline] # [allow (unused)]"), "{lowered}");
     }
 }
