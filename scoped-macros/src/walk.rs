@@ -405,3 +405,207 @@ fn is_compound_assignment(op: &BinOp) -> bool {
             | BinOp::ShrAssign(_)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{TokenStream, TokenTree};
+    use quote::quote;
+
+    use crate::kernel::expand;
+    use crate::signature::Flavor;
+
+    /// The messages of the errors `#[kernel]` reports for `kernel`.
+    fn errors(kernel: TokenStream) -> Vec<String> {
+        let mut messages = Vec::new();
+        let mut trees = expand(Flavor::Kernel, TokenStream::new(), kernel).into_iter();
+        while let Some(tree) = trees.next() {
+            if matches!(&tree, TokenTree::Ident(i) if i == "compile_error") {
+                let Some(TokenTree::Punct(_)) = trees.next() else {
+                    continue;
+                };
+                if let Some(TokenTree::Group(args)) = trees.next() {
+                    messages.push(args.stream().to_string());
+                }
+            }
+        }
+        messages
+    }
+
+    /// Asserts that `kernel` reports one error per prefix, in order.
+    fn assert_errors(kernel: TokenStream, prefixes: &[&str]) {
+        let found = errors(kernel);
+        assert_eq!(found.len(), prefixes.len(), "{found:#?}");
+        for (message, prefix) in found.iter().zip(prefixes) {
+            assert!(message.starts_with(&format!("\"{prefix}")), "{message}");
+        }
+    }
+
+    #[test]
+    fn let_else_on_the_leader_diverges_what_follows() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    let true = group.leader() else { return };
+                    group_barrier(group);
+                }
+            },
+            &["nesting rule 3: `group_barrier`"],
+        );
+    }
+
+    #[test]
+    fn try_on_a_physical_query_diverges_what_follows() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) -> Option<()> {
+                    group.leader().then_some(())?;
+                    single_item!(group, || {});
+                    Some(())
+                }
+            },
+            &["nesting rule 3: `single_item!`"],
+        );
+    }
+
+    #[test]
+    fn a_labeled_block_reconverges_after_its_end() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    'done: {
+                        if group.leader() {
+                            break 'done;
+                        }
+                        group_barrier(group);
+                    }
+                    group_barrier(group);
+                }
+            },
+            &["nesting rule 3: `group_barrier`"],
+        );
+    }
+
+    #[test]
+    fn a_return_inside_distribute_groups_leaves_only_its_closure() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    distribute_groups!(group, |sub| {
+                        if sub.leader() {
+                            return;
+                        }
+                        single_item!(sub, || {});
+                    });
+                    group_barrier(group);
+                }
+            },
+            &["nesting rule 3: `single_item!` is a collective that every physical item of `sub`"],
+        );
+    }
+
+    #[test]
+    fn uniform_exits_and_guards_are_fine() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>, n: usize) {
+                    if n == 0 {
+                        return;
+                    }
+                    for step in 0..n {
+                        if step == 3 {
+                            break;
+                        }
+                        group_barrier(group);
+                    }
+                    match n {
+                        1 if n > 0 => group_barrier(group),
+                        _ => distribute_items!(group, |_idx| {}),
+                    }
+                }
+            },
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_divergent_guard_or_iterator_diverges() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>, n: usize) {
+                    match n {
+                        0 if group.leader() => {}
+                        _ => group_barrier(group),
+                    }
+                    for _ in 0..group.physical_local_linear_range() {
+                        group_barrier(group);
+                    }
+                }
+            },
+            &[
+                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs under a condition",
+                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs in a loop",
+            ],
+        );
+    }
+
+    #[test]
+    fn names_resolve_through_shadowing() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    // The subgroup shadows the work group's name: innermost.
+                    distribute_groups!(group, |group| {
+                        distribute_items!(group, |_idx| {});
+                    });
+                    let group = 3;
+                    single_item!(group, || {});
+                }
+            },
+            &["`group` is not a group"],
+        );
+    }
+
+    #[test]
+    fn placement_follows_declarations_inside_and_outside() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    let mut v = 0;
+                    let mut x = 0;
+                    distribute_items!(group, |idx| {
+                        let bump = |mut v: i32| {
+                            v += 1;
+                            v
+                        };
+                        let mut w = bump(v);
+                        w += 1;
+                        println!("{x}", x = w);
+                        if let Some(mut y) = Some(w) {
+                            y += 1;
+                            x = y;
+                        }
+                    });
+                }
+            },
+            &["rule 4 (memory placement): `x` is assigned"],
+        );
+    }
+
+    #[test]
+    fn nested_items_are_not_part_of_the_kernel() {
+        assert_errors(
+            quote! {
+                fn k(group: WorkGroup<1>) {
+                    fn unrelated(mut total: i32) -> i32 {
+                        total += 1;
+                        total
+                    }
+                    distribute_items!(group, |_idx| {
+                        let _ = unrelated(1);
+                    });
+                }
+            },
+            &[],
+        );
+    }
+}
