@@ -59,7 +59,11 @@ where
 }
 
 /// [`joint_reduce`] from `init`: `init op data[0] op … op data[n-1]` (SYCL
-/// 2020 `joint_reduce(g, first, last, init, binary_op)`).
+/// 2020 `joint_reduce(g, first, last, init, binary_op)`); `init` for an
+/// empty slice.
+///
+/// Same SIMD use and floating-point caveat as [`joint_reduce`]. A
+/// collective: call it outside `distribute_items!`, on the innermost group.
 #[inline]
 #[track_caller]
 pub fn joint_reduce_with_init<G, T, Op, const D: usize>(group: G, data: &[T], init: T, op: Op) -> T
@@ -115,7 +119,11 @@ pub fn joint_inclusive_scan<G, T, Op, const D: usize>(
 
 /// [`joint_inclusive_scan`] from `init`: `output[i] = init op input[0] op …
 /// op input[i]` (SYCL 2020 `joint_inclusive_scan(g, first, last, result,
-/// binary_op, init)`; `init` comes before the operator here).
+/// binary_op, init)`; `init` comes before the operator here), in increasing
+/// position.
+///
+/// Same SIMD use and floating-point caveat as [`joint_reduce`]. A
+/// collective: call it outside `distribute_items!`, on the innermost group.
 ///
 /// # Panics
 /// If `output` and `input` differ in length.
@@ -170,7 +178,11 @@ pub fn joint_exclusive_scan<G, T, Op, const D: usize>(
 
 /// [`joint_exclusive_scan`] from `init`: `output[0] = init`, `output[i] =
 /// init op input[0] op … op input[i-1]` (SYCL 2020
-/// `joint_exclusive_scan(g, first, last, result, init, binary_op)`).
+/// `joint_exclusive_scan(g, first, last, result, init, binary_op)`), in
+/// increasing position.
+///
+/// Same SIMD use and floating-point caveat as [`joint_reduce`]. A
+/// collective: call it outside `distribute_items!`, on the innermost group.
 ///
 /// # Panics
 /// If `output` and `input` differ in length.
@@ -215,7 +227,8 @@ where
 
 /// Whether `pred` holds for every element of `data` (SYCL 2020
 /// `joint_all_of(g, first, last, pred)`); `true` for an empty slice.
-/// Evaluation as for [`joint_any_of`].
+/// Evaluation as for [`joint_any_of`]. A collective: call it outside
+/// `distribute_items!`, on the innermost group.
 #[inline]
 #[track_caller]
 pub fn joint_all_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T) -> bool) -> bool
@@ -229,7 +242,8 @@ where
 
 /// Whether `pred` holds for no element of `data` (SYCL 2020
 /// `joint_none_of(g, first, last, pred)`); `true` for an empty slice.
-/// Evaluation as for [`joint_any_of`].
+/// Evaluation as for [`joint_any_of`]. A collective: call it outside
+/// `distribute_items!`, on the innermost group.
 #[inline]
 #[track_caller]
 pub fn joint_none_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T) -> bool) -> bool

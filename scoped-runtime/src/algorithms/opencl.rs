@@ -37,6 +37,9 @@ use super::values::{group_values, group_values_mut};
 
 /// The operator of OpenCL's numeric work-group functions (OpenCL C++
 /// `enum class work_group_op { add, min, max }`).
+///
+/// It is also a [`GroupOperator`] on every type that has [`Plus`],
+/// [`Minimum`] and [`Maximum`], so the SYCL functions accept it too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkGroupOp {
     /// Sum, identity 0 (the [`Plus`] operator).

@@ -56,7 +56,8 @@ where
 
 /// Whether every item of `group` holds `true` in `predicates` (SYCL 2020
 /// `all_of_group(g, pred)`; OpenCL C++ `work_group_all` / `sub_group_all`).
-/// `true` is the identity. Same SIMD use and panics as [`any_of_group`].
+/// `true` is the identity. Same SIMD use and panics as [`any_of_group`]. A
+/// collective: call it outside `distribute_items!`, on the innermost group.
 #[inline]
 #[track_caller]
 pub fn all_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<bool, D>) -> bool
@@ -69,7 +70,8 @@ where
 
 /// Whether no item of `group` holds `true` in `predicates` (SYCL 2020
 /// `none_of_group(g, pred)`): `!any_of_group(…)`. Same SIMD use and panics
-/// as [`any_of_group`].
+/// as [`any_of_group`]. A collective: call it outside `distribute_items!`,
+/// on the innermost group.
 #[inline]
 #[track_caller]
 pub fn none_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<bool, D>) -> bool
@@ -110,7 +112,8 @@ where
 
 /// Whether `pred` holds for the values of all items of `group` in `values`
 /// (SYCL 2020 `all_of_group(g, x, pred)`). Evaluation and panics as for
-/// [`any_of_group_by`].
+/// [`any_of_group_by`]. A collective: call it outside `distribute_items!`,
+/// on the innermost group.
 #[inline]
 #[track_caller]
 pub fn all_of_group_by<G, T, const D: usize>(
@@ -130,7 +133,8 @@ where
 
 /// Whether `pred` holds for the value of no item of `group` in `values`
 /// (SYCL 2020 `none_of_group(g, x, pred)`). Evaluation and panics as for
-/// [`any_of_group_by`].
+/// [`any_of_group_by`]. A collective: call it outside `distribute_items!`,
+/// on the innermost group.
 #[inline]
 #[track_caller]
 pub fn none_of_group_by<G, T, const D: usize>(
