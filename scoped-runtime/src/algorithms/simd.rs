@@ -255,44 +255,55 @@ fn bytes(values: &[bool]) -> &[u8] {
     bytemuck::cast_slice(values)
 }
 
-/// Whether any value is `true`.
+/// Whether any value is `true`: blocks of four vectors with an early exit,
+/// then the rest (a sub-group's bools, say) in vectors padded with `false`.
 #[inline]
 pub(crate) fn any_true(values: &[bool]) -> bool {
     if FORCE_SCALAR {
         return values.iter().any(|&b| b);
     }
-    let zero = wide::u8x32::ZERO;
+    type V = wide::u8x32;
+    let zero = V::ZERO;
     let mut blocks = bytes(values).chunks_exact(128);
     for block in &mut blocks {
         let mut acc = zero;
         for vector in block.chunks_exact(32) {
-            acc |= <wide::u8x32 as Lanes>::load(vector);
+            acc |= <V as Lanes>::load(vector);
         }
         if !acc.cmp_eq(zero).all() {
             return true;
         }
     }
-    blocks.remainder().iter().any(|&b| b != 0)
+    let mut acc = zero;
+    for vector in blocks.remainder().chunks(32) {
+        acc |= V::load_or(vector, 0);
+    }
+    !acc.cmp_eq(zero).all()
 }
 
-/// Whether every value is `true`.
+/// Whether every value is `true`; as [`any_true`], padding with `true`.
 #[inline]
 pub(crate) fn all_true(values: &[bool]) -> bool {
     if FORCE_SCALAR {
         return values.iter().all(|&b| b);
     }
-    let zero = wide::u8x32::ZERO;
+    type V = wide::u8x32;
+    let (zero, one) = (V::ZERO, V::splat(1));
     let mut blocks = bytes(values).chunks_exact(128);
     for block in &mut blocks {
-        let mut acc = wide::u8x32::splat(1);
+        let mut acc = one;
         for vector in block.chunks_exact(32) {
-            acc &= <wide::u8x32 as Lanes>::load(vector);
+            acc &= <V as Lanes>::load(vector);
         }
         if acc.cmp_eq(zero).any() {
             return false;
         }
     }
-    blocks.remainder().iter().all(|&b| b != 0)
+    let mut acc = one;
+    for vector in blocks.remainder().chunks(32) {
+        acc &= V::load_or(vector, 1);
+    }
+    !acc.cmp_eq(zero).any()
 }
 
 /// Whether `pred` holds for any value. The predicate runs on every value of
