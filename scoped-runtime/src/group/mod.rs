@@ -92,6 +92,10 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[doc(hidden)]
     fn __global_range(&self) -> Range<D>;
 
+    /// Id of the group's first logical item relative to its work group.
+    #[doc(hidden)]
+    fn __work_group_local_offset(&self) -> Id<D>;
+
     /// Runs `f` for every logical item, in increasing linear id.
     #[doc(hidden)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>));

@@ -77,6 +77,11 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     }
 
     #[inline(always)]
+    fn __work_group_local_offset(&self) -> Id<D> {
+        self.work_group_local_id
+    }
+
+    #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
         f(SItem::new(
             self.global_id,

@@ -152,6 +152,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __work_group_local_offset(&self) -> Id<D> {
+        self.local_first
+    }
+
+    #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
         if self.len == S {
             // Constant trip count: one iteration per SIMD lane.

@@ -96,6 +96,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __work_group_local_offset(&self) -> Id<D> {
+        Id::zero()
+    }
+
+    #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
         let (offset, global_range, local_range) =
             (self.global_offset, self.global_range, self.local_range);

@@ -26,6 +26,8 @@ pub struct PrivateMem<T: Copy, const D: usize> {
     block: Option<Block>,
     data: *mut T,
     offset: Id<D>,
+    /// Id of the group's first item relative to its work group.
+    first: Id<D>,
     range: Range<D>,
     len: usize,
     _not_send: PhantomData<*const T>,
@@ -51,6 +53,7 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
             block: Some(block),
             data,
             offset: group.__global_offset(),
+            first: group.__work_group_local_offset(),
             range,
             len,
             _not_send: PhantomData,
@@ -103,19 +106,27 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         unsafe { std::slice::from_raw_parts_mut(self.data, self.len) }
     }
 
-    /// Position of `item` in the buffer.
+    /// Position of `item` in the buffer, found from the item's id in its
+    /// work group: in a `distribute_items!` loop over the memory's group
+    /// the check is one the optimiser can prove, so it costs nothing.
     ///
     /// # Panics
-    /// If `item` does not belong to the group, naming its global id.
+    /// If `item` does not belong to the group, naming its global id (an
+    /// item of another work group with the same local id is only caught in
+    /// debug builds; in release builds it reaches that id's value).
     #[inline(always)]
     fn position(&self, item: &SItem<D>) -> usize {
-        let global = item.global_id();
+        let in_work_group = item.work_group_local_id();
         let mut local = Id::zero();
         for d in 0..D {
-            local[d] = global[d].wrapping_sub(self.offset[d]);
+            local[d] = in_work_group[d].wrapping_sub(self.first[d]);
             if local[d] >= self.range[d] {
-                foreign_item(global, self.offset, self.range);
+                foreign_item(item.global_id(), self.offset, self.range);
             }
+        }
+        #[cfg(debug_assertions)]
+        if self.offset + local != item.global_id() {
+            foreign_item(item.global_id(), self.offset, self.range);
         }
         self.range.linearize(local)
     }
