@@ -139,3 +139,33 @@ fn release_builds_do_not_check() {
         .unwrap();
     assert_eq!(counter.into_inner(), 2 * 4 * 4);
 }
+
+#[kernel]
+fn inner_count(group: WorkGroup<1>, counter: &AtomicUsize) {
+    distribute_items!(group, |_idx| {
+        counter.fetch_add(1, Ordering::Relaxed);
+    });
+}
+
+#[kernel]
+fn launches_from_items(group: WorkGroup<1>, queue: &Queue, counter: &AtomicUsize) {
+    distribute_items!(group, |_idx| {
+        // Groups of the inner launch may run on this very thread; they are
+        // not inside this distribute_items!.
+        queue
+            .parallel(4, 3, |g: WorkGroup<1>| inner_count(g, counter))
+            .unwrap();
+    });
+}
+
+#[test]
+fn a_launch_inside_distribute_items_starts_its_groups_afresh() {
+    let queue = Queue::with_threads(2).unwrap();
+    let counter = AtomicUsize::new(0);
+    queue
+        .parallel(2, 2, |g: WorkGroup<1>| {
+            launches_from_items(g, &queue, &counter)
+        })
+        .unwrap();
+    assert_eq!(counter.into_inner(), 2 * 2 * 4 * 3);
+}

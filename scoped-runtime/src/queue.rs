@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+use crate::rules::GroupScope;
 
 /// Stack size of the threads of a queue's own pool: room for nested local
 /// memory environments (see [`MAX_LOCAL_MEM_BYTES`](crate::MAX_LOCAL_MEM_BYTES)).
@@ -170,6 +171,7 @@ impl Queue {
             // `num_groups`, and rayon runs each linear id exactly once, so
             // no two windows for the same group exist.
             let part = unsafe { args.__for_group(group_id, &shape) };
+            let _fresh = GroupScope::enter();
             kernel(group, part);
         };
         let run = || {

@@ -66,6 +66,39 @@ impl Drop for ItemScope {
     }
 }
 
+/// Starts a work group with fresh counts, restoring the previous ones when
+/// dropped: a kernel that launches another queue from inside
+/// `distribute_items!` may have rayon run the inner groups on this thread,
+/// and those groups are not inside anything.
+pub(crate) struct GroupScope {
+    #[cfg(debug_assertions)]
+    saved: (u32, u32),
+}
+
+impl GroupScope {
+    #[inline(always)]
+    pub(crate) fn enter() -> Self {
+        GroupScope {
+            #[cfg(debug_assertions)]
+            saved: (
+                ITEMS_DEPTH.with(|d| d.replace(0)),
+                SINGLE_DEPTH.with(|d| d.replace(0)),
+            ),
+        }
+    }
+}
+
+impl Drop for GroupScope {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        {
+            ITEMS_DEPTH.with(|d| d.set(self.saved.0));
+            SINGLE_DEPTH.with(|d| d.set(self.saved.1));
+        }
+    }
+}
+
 /// Called first by every collective, `what` being its name as the user
 /// writes it (`"group_barrier"`, `"distribute_items!"`). Debug builds
 /// panic if the current thread is inside `distribute_items!` (nesting
