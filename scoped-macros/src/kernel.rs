@@ -44,7 +44,14 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
                 .as_ref()
                 .is_some_and(|g| crate::check::pat_ident(&param.pat).as_ref() == Some(g));
             if !is_group && !named_group {
-                ctx.bind_pat(&param.pat, &Kind::Param, None);
+                // A reducer is shared reduction memory: `sum += x` inside
+                // `distribute_items!` is how SYCL code combines into it.
+                let kind = if is_reducer(&param.ty) {
+                    Kind::Memory
+                } else {
+                    Kind::Param
+                };
+                ctx.bind_pat(&param.pat, &kind, None);
             }
         }
     }
@@ -64,6 +71,21 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// Whether `ty` is a launch reduction's `Reducer` (by name, possibly behind
+/// a reference).
+fn is_reducer(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Reducer"),
+        syn::Type::Reference(reference) => is_reducer(&reference.elem),
+        syn::Type::Paren(paren) => is_reducer(&paren.elem),
+        _ => false,
+    }
 }
 
 fn with_errors(item: TokenStream, errors: Vec<Error>) -> TokenStream {
@@ -209,6 +231,9 @@ mod tests {
         // The call on a non-group is replaced, so that rustc adds no type
         // error; the function keeps quiet about the placeholder.
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
-        assert!(lowered.starts_with("# [inline] # [allow (unused)]"), "{lowered}");
+        assert!(
+            lowered.starts_with("# [inline] # [allow (unused)]"),
+            "{lowered}"
+        );
     }
 }
