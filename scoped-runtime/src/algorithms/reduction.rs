@@ -143,12 +143,12 @@ impl<T: fmt::Debug, Op: fmt::Debug> fmt::Debug for Reduction<'_, T, Op> {
 /// in call order. When the reducer is dropped at the end of the group's
 /// kernel, its value becomes the group's partial result.
 ///
-/// The reducer belongs to the group, not to its logical items: combine
-/// outside `distribute_items!`, typically once per group with the result of
-/// [`reduce_over_group`](crate::reduce_over_group) (which also runs on SIMD
-/// lanes). Inside `distribute_items!`, `reducer += x` is an assignment to a
-/// variable of the physical item, which `#[kernel]` rejects (nesting rule
-/// 4).
+/// The reducer belongs to the group: its items may combine into it inside
+/// `distribute_items!` (`sum += x`, as in SYCL; `#[kernel]` treats a
+/// `Reducer` parameter as reduction memory, not as a variable of the
+/// physical item), or the group combines once with the result of
+/// [`reduce_over_group`](crate::reduce_over_group), which runs on SIMD
+/// lanes.
 ///
 /// A reducer stays on the thread that runs its group (it is neither `Send`
 /// nor `Sync`). Letting it outlive its kernel (`mem::forget`, or storing it
