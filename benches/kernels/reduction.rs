@@ -1,11 +1,21 @@
 //! Kernel 1, the spec's reduction: 2^24 `i32` in work groups of 128, one
 //! sum per group.
 //!
-//! * `scoped`, flat: every item adds its element to a group-local total.
+//! The input is an [`ItemsRef`]: one element per logical item, checked
+//! once at launch, so that `input[idx]` needs no per-item bounds check and
+//! the item loops vectorise without a scalar tail. The kernels that
+//! depend on the group size state it once at entry
+//! (`assert_eq!(group.logical_local_range(), …)`): the item loops then have
+//! a constant trip count.
+//!
+//! * `scoped`, flat: every item adds its element to a group-local total;
+//!   the total stays in a register and the item loop is one SIMD sum.
 //! * `scoped`, `reduce_over_group`: the items load their elements into
 //!   private memory and the group algorithm sums them.
 //! * `scoped`, sub-groups: the items of each sub-group add into one
-//!   group-local accumulator per SIMD lane, which one item sums at the end.
+//!   group-local accumulator per SIMD lane (`lanes[lane] += input[idx]`),
+//!   which one item sums at the end. With a constant group size the
+//!   per-sub-group loops become one vector add per sub-group.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (shown for reference:
 //!   it does `log2(128)` passes where the others do one).
@@ -22,31 +32,36 @@ pub(crate) const NAME: &str = "reduction";
 pub(crate) const GROUP_SIZE: usize = 128;
 const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
 
+/// The input (one element per item) and the window of group sums.
+type Args<'a> = (ItemsRefWindow<'a, i32>, ChunkWindow<'a, i32>);
+
 #[kernel]
-fn reduce_flat(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+fn reduce_flat(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
         distribute_items!(group, |idx| {
-            total[0] += input[idx.global_linear_id()];
+            total[0] += input[idx];
         });
         single_item!(group, || sums[group.group_linear_id()] = total[0]);
     });
 }
 
 #[kernel]
-fn reduce_group_algorithm(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     memory_environment!(group, require_private_mem::<i32>(), |x| {
-        distribute_items!(group, |idx| x[idx] = input[idx.global_linear_id()]);
+        distribute_items!(group, |idx| x[idx] = input[idx]);
         let sum = reduce_over_group(group, x, plus());
         single_item!(group, || sums[group.group_linear_id()] = sum);
     });
 }
 
 #[kernel]
-fn reduce_sub_groups(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+fn reduce_sub_groups(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; LANES]>(), |lanes| {
         distribute_groups!(group, |sub_group| {
             distribute_items!(sub_group, |idx| {
-                lanes[idx.innermost_local_id_dim(0)] += input[idx.global_linear_id()];
+                lanes[idx.innermost_local_id_dim(0)] += input[idx];
             });
         });
         single_item!(group, || sums[group.group_linear_id()] = lanes.iter().sum());
@@ -54,10 +69,11 @@ fn reduce_sub_groups(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'
 }
 
 #[kernel]
-fn reduce_tree(group: WorkGroup<1>, input: &[i32], mut sums: ChunkWindow<'_, i32>) {
+fn reduce_tree(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; GROUP_SIZE]>(), |scratch| {
         distribute_items_and_wait!(group, |idx| {
-            scratch[idx.innermost_local_id_dim(0)] = input[idx.global_linear_id()];
+            scratch[idx.innermost_local_id_dim(0)] = input[idx];
         });
         let mut active = GROUP_SIZE / 2;
         while active > 0 {
@@ -138,18 +154,16 @@ impl Kernel for Reduction {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let input = &self.input;
         let groups = self.scoped.len();
-        let sums = ChunksMut::new(&mut self.scoped, 1);
+        let args = (
+            ItemsRef::new(&self.input),
+            ChunksMut::new(&mut self.scoped, 1),
+        );
         let launched = match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_flat(g, input, w)),
-            1 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| {
-                reduce_group_algorithm(g, input, w)
-            }),
-            2 => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| {
-                reduce_sub_groups(g, input, w)
-            }),
-            _ => queue.parallel_with(groups, GROUP_SIZE, sums, |g, w| reduce_tree(g, input, w)),
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_flat),
+            1 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_group_algorithm),
+            2 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_groups),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, reduce_tree),
         };
         launched.expect("reduction launch");
     }
