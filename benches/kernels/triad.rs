@@ -1,7 +1,11 @@
 //! Kernel 2, STREAM triad: `a = b + s·c` over 2^25 `f32`.
 //!
-//! * `scoped`, flat: one logical item per element, groups of 4096.
-//! * `scoped`, sub-groups: the same, subdivided into SIMD-wide sub-groups.
+//! * `scoped`, flat: one logical item per element, groups of 4096; `b` and
+//!   `c` are [`ItemsRef`] inputs, checked once at launch, so the item loop
+//!   reads them without bounds checks and vectorises like the peer's.
+//! * `scoped`, sub-groups: the same, subdivided into SIMD-wide sub-groups
+//!   (`distribute_groups!` around a lone `distribute_items!` is lowered to
+//!   the same flat loop).
 //! * peer: `a.par_iter_mut().zip(b).zip(c).for_each(...)`.
 //!
 //! All three compute `s.mul_add(c, b)`: the fused form is what the CPU
@@ -18,27 +22,22 @@ pub(crate) const NAME: &str = "triad";
 const GROUP_SIZE: usize = 4096;
 const SCALAR: f32 = 3.0;
 
+/// The output `a` and the inputs `b` and `c`, one element per item each.
+type Args<'a> = (
+    ItemsWindow<'a, f32>,
+    ItemsRefWindow<'a, f32>,
+    ItemsRefWindow<'a, f32>,
+);
+
 #[kernel]
-fn triad_flat(group: WorkGroup<1>, b: &[f32], c: &[f32], s: f32, mut a: ItemsWindow<'_, f32>) {
-    distribute_items!(group, |idx| {
-        let i = idx.global_linear_id();
-        a[idx] = s.mul_add(c[i], b[i]);
-    });
+fn triad_flat(group: WorkGroup<1>, s: f32, (mut a, b, c): Args<'_>) {
+    distribute_items!(group, |idx| a[idx] = s.mul_add(c[idx], b[idx]));
 }
 
 #[kernel]
-fn triad_sub_groups(
-    group: WorkGroup<1>,
-    b: &[f32],
-    c: &[f32],
-    s: f32,
-    mut a: ItemsWindow<'_, f32>,
-) {
+fn triad_sub_groups(group: WorkGroup<1>, s: f32, (mut a, b, c): Args<'_>) {
     distribute_groups!(group, |sub_group| {
-        distribute_items!(sub_group, |idx| {
-            let i = idx.global_linear_id();
-            a[idx] = s.mul_add(c[i], b[i]);
-        });
+        distribute_items!(sub_group, |idx| a[idx] = s.mul_add(c[idx], b[idx]));
     });
 }
 
@@ -105,13 +104,16 @@ impl Kernel for Triad {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let (b, c) = (&self.b, &self.c);
         let groups = self.len() / GROUP_SIZE;
-        let a = ItemsMut::new(&mut self.scoped);
+        let args = (
+            ItemsMut::new(&mut self.scoped),
+            ItemsRef::new(&self.b),
+            ItemsRef::new(&self.c),
+        );
         let launched = match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, a, |g, a| triad_flat(g, b, c, SCALAR, a)),
-            _ => queue.parallel_with(groups, GROUP_SIZE, a, |g, a| {
-                triad_sub_groups(g, b, c, SCALAR, a)
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| triad_flat(g, SCALAR, w)),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| {
+                triad_sub_groups(g, SCALAR, w)
             }),
         };
         launched.expect("triad launch");
