@@ -4,7 +4,10 @@
 //! * `scoped`: work groups of 16384 items count into a histogram in local
 //!   memory and write it to their chunk of a table of partial histograms;
 //!   a second launch of one group of 256 items (one per bin) adds the table
-//!   up, row by row, every row across the lanes.
+//!   up, row by row, every row across the lanes. The input is an
+//!   [`ItemsRef`] (no per-item bounds check); the merge keeps its sums in a
+//!   local array indexed by local id (the group size stated at entry), so
+//!   each row is one vectorised item loop.
 //! * peer: `par_chunks(16384).fold(...)` into `[u32; 256]` histograms and a
 //!   `reduce` that adds them.
 //!
@@ -25,9 +28,12 @@ fn bin(x: u32) -> usize {
 }
 
 #[kernel]
-fn count_groups(group: WorkGroup<1>, input: &[u32], mut partial: ChunkWindow<'_, u32>) {
+fn count_groups(
+    group: WorkGroup<1>,
+    (input, mut partial): (ItemsRefWindow<'_, u32>, ChunkWindow<'_, u32>),
+) {
     memory_environment!(group, require_local_mem::<[u32; BINS]>(), |counts| {
-        distribute_items!(group, |idx| counts[bin(input[idx.global_linear_id()])] += 1);
+        distribute_items!(group, |idx| counts[bin(input[idx])] += 1);
         single_item!(group, || partial
             .as_mut_slice()
             .copy_from_slice(&counts[..]));
@@ -36,12 +42,17 @@ fn count_groups(group: WorkGroup<1>, input: &[u32], mut partial: ChunkWindow<'_,
 
 #[kernel]
 fn merge(group: WorkGroup<1>, partial: &[u32], mut histogram: ItemsWindow<'_, u32>) {
-    memory_environment!(group, require_private_mem::<u32>(), |total| {
+    // One item per bin.
+    assert_eq!(group.logical_local_range_dim(0), BINS);
+    memory_environment!(group, require_local_mem::<[u32; BINS]>(), |total| {
         for row in partial.chunks_exact(BINS) {
-            distribute_items!(group, |idx| total[idx] +=
-                row[idx.innermost_local_id_dim(0)]);
+            distribute_items!(group, |idx| {
+                let b = idx.innermost_local_id_dim(0);
+                total[b] += row[b];
+            });
         }
-        distribute_items!(group, |idx| histogram[idx] = total[idx]);
+        distribute_items!(group, |idx| histogram[idx] =
+            total[idx.innermost_local_id_dim(0)]);
     });
 }
 
@@ -122,15 +133,13 @@ impl Kernel for Histogram {
     }
 
     fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
-        let input = &self.input;
-        let groups = input.len() / GROUP_SIZE;
+        let groups = self.input.len() / GROUP_SIZE;
+        let args = (
+            ItemsRef::new(&self.input),
+            ChunksMut::new(&mut self.partial, BINS),
+        );
         queue
-            .parallel_with(
-                groups,
-                GROUP_SIZE,
-                ChunksMut::new(&mut self.partial, BINS),
-                |g, w| count_groups(g, input, w),
-            )
+            .parallel_with(groups, GROUP_SIZE, args, count_groups)
             .expect("histogram launch (counts)");
         let partial = &self.partial;
         queue
