@@ -60,7 +60,9 @@ fn reduce(grp: WorkGroup<1>, mut data: ItemsWindow<'_, i32>) {
 
 /// Deterministic inputs in -1000..=1000, so that no group sum overflows.
 fn input(size: usize) -> Vec<i32> {
-    (0..size).map(|i| ((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as i32 - 1000).collect()
+    (0..size)
+        .map(|i| ((i.wrapping_mul(2_654_435_761) >> 7) % 2001) as i32 - 1000)
+        .collect()
 }
 
 struct Options {
@@ -70,22 +72,34 @@ struct Options {
 }
 
 fn options() -> Result<Options, String> {
-    let mut options = Options { size: 1 << 24, runs: 15, threads: None };
+    let mut options = Options {
+        size: 1 << 24,
+        runs: 15,
+        threads: None,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = |name: &str| -> Result<usize, String> {
             let text = args.next().ok_or_else(|| format!("{name} needs a value"))?;
-            text.parse().map_err(|_| format!("{name}: `{text}` is not a non-negative integer"))
+            text.parse()
+                .map_err(|_| format!("{name}: `{text}` is not a non-negative integer"))
         };
         match flag.as_str() {
             "--size" => options.size = value("--size")?,
             "--runs" => options.runs = value("--runs")?.max(1),
             "--threads" => options.threads = Some(value("--threads")?),
-            other => return Err(format!("unknown argument `{other}` (expected --size, --runs, --threads)")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}` (expected --size, --runs, --threads)"
+                ))
+            }
         }
     }
     if options.size == 0 || options.size % GROUP_SIZE != 0 {
-        return Err(format!("--size {} must be a positive multiple of {GROUP_SIZE}", options.size));
+        return Err(format!(
+            "--size {} must be a positive multiple of {GROUP_SIZE}",
+            options.size
+        ));
     }
     Ok(options)
 }
@@ -115,9 +129,12 @@ fn main() -> ExitCode {
     for run in 0..=options.runs {
         data.copy_from_slice(&original);
         let start = Instant::now();
-        let launched = queue.parallel_with(groups, GROUP_SIZE, ItemsMut::new(&mut data), |group, window| {
-            reduce(group, window)
-        });
+        let launched = queue.parallel_with(
+            groups,
+            GROUP_SIZE,
+            ItemsMut::new(&mut data),
+            |group, window| reduce(group, window),
+        );
         let elapsed = start.elapsed();
         if let Err(e) = launched {
             eprintln!("reduction: {e}");
