@@ -101,8 +101,9 @@ fn nbody_tiled(
                         .wait();
                 }
                 group_barrier(group);
+                let [tx, ty, tz, tm] = &*tile;
                 for j in 0..TILE {
-                    let (xj, yj, zj, mj) = (tile[0][j], tile[1][j], tile[2][j], tile[3][j]);
+                    let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
                     distribute_items!(group, |idx| {
                         let [dx, dy, dz] = interaction(x[idx], y[idx], z[idx], xj, yj, zj, mj);
                         let i = idx.innermost_local_id_dim(0);
@@ -144,8 +145,9 @@ fn nbody_sub_groups(
                         .wait();
                 }
                 group_barrier(group);
+                let [tx, ty, tz, tm] = &*tile;
                 for j in 0..TILE {
-                    let (xj, yj, zj, mj) = (tile[0][j], tile[1][j], tile[2][j], tile[3][j]);
+                    let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
                     distribute_groups!(group, |sub_group| {
                         distribute_items!(sub_group, |idx| {
                             let i = idx.local_id_dim(&group, 0);
