@@ -29,7 +29,7 @@
 //! accumulators in private memory (13–20× the instructions: the item
 //! loop storing to private memory is not vectorised), and a lane-aware
 //! sub-group loop with one accumulator per lane in sub-group local memory
-//! (the peer's structure, about 1.25× the peer's time: the 8 lanes are
+//! (the peer's structure, 1.1–1.3× the peer's time: the 8 lanes are
 //! vectorised from straight-line code, and the accumulators stay scalar,
 //! as in the peer).
 //!
