@@ -16,6 +16,7 @@ pub struct DeviceEvent(());
 
 impl DeviceEvent {
     /// Waits until the copy is done (it already is on the CPU).
+    #[inline(always)]
     pub fn wait(self) {}
 }
 
@@ -50,6 +51,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// # Panics
     /// If `src` or `dest` has fewer than `num_elements` elements, naming
     /// the lengths.
+    // Inlined: a call taking `&self` would make the group's fields reload
+    // afterwards and hide its shape from the optimiser.
+    #[inline(always)]
     #[track_caller]
     pub fn async_work_group_copy<T: Copy>(
         &self,
@@ -75,6 +79,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// # Panics
     /// If `src` has fewer than `(num_elements - 1) * src_stride + 1`
     /// elements or `dest` fewer than `num_elements`.
+    // Inlined: a call taking `&self` would make the group's fields reload
+    // afterwards and hide its shape from the optimiser.
+    #[inline(always)]
     #[track_caller]
     pub fn async_work_group_copy_src_stride<T: Copy>(
         &self,
@@ -103,6 +110,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// # Panics
     /// If `dest` has fewer than `(num_elements - 1) * dest_stride + 1`
     /// elements or `src` fewer than `num_elements`.
+    // Inlined: a call taking `&self` would make the group's fields reload
+    // afterwards and hide its shape from the optimiser.
+    #[inline(always)]
     #[track_caller]
     pub fn async_work_group_copy_dest_stride<T: Copy>(
         &self,
@@ -127,6 +137,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
 
     /// Waits for the given copies (SYCL `group::wait_for`), then orders
     /// memory like a barrier of the group.
+    // Inlined: a call taking `&self` would make the group's fields reload
+    // afterwards and hide its shape from the optimiser.
+    #[inline(always)]
     #[track_caller]
     pub fn wait_for(&self, events: impl IntoIterator<Item = DeviceEvent>) {
         events.into_iter().for_each(DeviceEvent::wait);
