@@ -95,7 +95,7 @@ fn options() -> Result<Options, String> {
             }
         }
     }
-    if options.size == 0 || options.size % GROUP_SIZE != 0 {
+    if options.size == 0 || !options.size.is_multiple_of(GROUP_SIZE) {
         return Err(format!(
             "--size {} must be a positive multiple of {GROUP_SIZE}",
             options.size
