@@ -20,6 +20,10 @@ const GROUP_SIZE: usize = 128;
 
 #[kernel]
 fn reduce(grp: WorkGroup<1>, mut data: ItemsWindow<'_, i32>) {
+    // The local scratch holds one value per item: the kernel needs groups
+    // of exactly GROUP_SIZE items. Stating it also lets the compiler see
+    // constant trip counts in the item loops.
+    assert_eq!(grp.logical_local_range_dim(0), GROUP_SIZE);
     memory_environment!(
         grp,
         require_local_mem::<[i32; GROUP_SIZE]>(),
