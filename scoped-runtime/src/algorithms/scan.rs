@@ -26,6 +26,29 @@ pub(crate) fn exclusive<T: Copy, Op: GroupOperator<T>>(op: Op, carry: T, src: &[
     }
 }
 
+/// The scan over private memory named `what`: `scan` (`inclusive` or
+/// `exclusive`) from `init` of `group`'s values in `values` into `results`.
+#[inline]
+#[track_caller]
+pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
+    what: &str,
+    group: G,
+    values: &PrivateMem<T, D>,
+    results: &mut PrivateMem<T, D>,
+    init: T,
+    op: Op,
+    scan: impl FnOnce(Op, T, &[T], &mut [T]),
+) where
+    G: ScopedGroup<D>,
+    T: Copy,
+    Op: GroupOperator<T>,
+{
+    check_collective(what);
+    let src = group_values(what, &group, values);
+    let dst = group_values_mut(what, &group, results);
+    scan(op, init, src, dst);
+}
+
 /// Inclusive scan of the values that the items of `group` hold in
 /// `values`, written to `results` (SYCL 2020
 /// `inclusive_scan_over_group(g, x, binary_op)`; OpenCL C++
@@ -92,10 +115,7 @@ pub fn inclusive_scan_over_group<G, T, Op, const D: usize>(
     Op: GroupOperator<T>,
 {
     let what = "inclusive_scan_over_group";
-    check_collective(what);
-    let src = group_values(what, &group, values);
-    let dst = group_values_mut(what, &group, results);
-    inclusive(op, op.identity(), src, dst);
+    scan_over_group(what, group, values, results, op.identity(), op, inclusive);
 }
 
 /// [`inclusive_scan_over_group`] starting from `init`: item `i` receives
@@ -119,10 +139,7 @@ pub fn inclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     Op: GroupOperator<T>,
 {
     let what = "inclusive_scan_over_group_with_init";
-    check_collective(what);
-    let src = group_values(what, &group, values);
-    let dst = group_values_mut(what, &group, results);
-    inclusive(op, init, src, dst);
+    scan_over_group(what, group, values, results, init, op, inclusive);
 }
 
 /// Exclusive scan of the values that the items of `group` hold in
@@ -158,10 +175,7 @@ pub fn exclusive_scan_over_group<G, T, Op, const D: usize>(
     Op: GroupOperator<T>,
 {
     let what = "exclusive_scan_over_group";
-    check_collective(what);
-    let src = group_values(what, &group, values);
-    let dst = group_values_mut(what, &group, results);
-    exclusive(op, op.identity(), src, dst);
+    scan_over_group(what, group, values, results, op.identity(), op, exclusive);
 }
 
 /// [`exclusive_scan_over_group`] starting from `init`: item 0 receives
@@ -184,8 +198,5 @@ pub fn exclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     Op: GroupOperator<T>,
 {
     let what = "exclusive_scan_over_group_with_init";
-    check_collective(what);
-    let src = group_values(what, &group, values);
-    let dst = group_values_mut(what, &group, results);
-    exclusive(op, init, src, dst);
+    scan_over_group(what, group, values, results, init, op, exclusive);
 }
