@@ -31,9 +31,9 @@ use crate::memory::PrivateMem;
 use crate::rules::check_collective;
 
 use super::operators::{GroupOperator, Maximum, Minimum, Plus};
-use super::scan::{exclusive, inclusive};
+use super::scan::{exclusive, inclusive, scan_over_group};
 use super::simd;
-use super::values::{group_values, group_values_mut};
+use super::values::group_values;
 
 /// The operator of OpenCL's numeric work-group functions (OpenCL C++
 /// `enum class work_group_op { add, min, max }`).
@@ -189,10 +189,8 @@ macro_rules! aliases {
         ) where
             WorkGroupOp: GroupOperator<T>,
         {
-            check_collective(stringify!($inclusive));
-            let src = group_values(stringify!($inclusive), &group, values);
-            let dst = group_values_mut(stringify!($inclusive), &group, results);
-            inclusive(op, op.identity(), src, dst);
+            let what = stringify!($inclusive);
+            scan_over_group(what, group, values, results, op.identity(), op, inclusive);
         }
 
         #[doc = concat!("`", stringify!($exclusive), "<op>(x)`: exclusive scan of the values of the items of the ", $kind)]
@@ -220,10 +218,8 @@ macro_rules! aliases {
         ) where
             WorkGroupOp: GroupOperator<T>,
         {
-            check_collective(stringify!($exclusive));
-            let src = group_values(stringify!($exclusive), &group, values);
-            let dst = group_values_mut(stringify!($exclusive), &group, results);
-            exclusive(op, op.identity(), src, dst);
+            let what = stringify!($exclusive);
+            scan_over_group(what, group, values, results, op.identity(), op, exclusive);
         }
     };
 }
