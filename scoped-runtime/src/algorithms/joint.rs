@@ -77,15 +77,27 @@ where
     op.__fold(init, data)
 }
 
+/// The joint scan named `what`: `scan` (`inclusive` or `exclusive`) from
+/// `init` of `input` into `output`, which must be as long.
 #[inline]
 #[track_caller]
-fn check_lengths(what: &str, input: usize, output: usize) {
-    if input != output {
+fn joint_scan<T: Copy, Op: GroupOperator<T>>(
+    what: &str,
+    input: &[T],
+    output: &mut [T],
+    init: T,
+    op: Op,
+    scan: impl FnOnce(Op, T, &[T], &mut [T]),
+) {
+    check_collective(what);
+    let (input_len, output_len) = (input.len(), output.len());
+    if input_len != output_len {
         panic!(
-            "{what}: the output has {output} elements but the input has {input}; they must be \
-             equally long"
+            "{what}: the output has {output_len} elements but the input has {input_len}; they \
+             must be equally long"
         );
     }
+    scan(op, init, input, output);
 }
 
 /// Inclusive scan of `input` into `output` (SYCL 2020
@@ -111,10 +123,9 @@ pub fn joint_inclusive_scan<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_inclusive_scan");
     let _ = group;
-    check_lengths("joint_inclusive_scan", input.len(), output.len());
-    inclusive(op, op.identity(), input, output);
+    let what = "joint_inclusive_scan";
+    joint_scan(what, input, output, op.identity(), op, inclusive);
 }
 
 /// [`joint_inclusive_scan`] from `init`: `output[i] = init op input[0] op …
@@ -140,10 +151,9 @@ pub fn joint_inclusive_scan_with_init<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_inclusive_scan_with_init");
     let _ = group;
-    check_lengths("joint_inclusive_scan_with_init", input.len(), output.len());
-    inclusive(op, init, input, output);
+    let what = "joint_inclusive_scan_with_init";
+    joint_scan(what, input, output, init, op, inclusive);
 }
 
 /// Exclusive scan of `input` into `output` (SYCL 2020
@@ -170,10 +180,9 @@ pub fn joint_exclusive_scan<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_exclusive_scan");
     let _ = group;
-    check_lengths("joint_exclusive_scan", input.len(), output.len());
-    exclusive(op, op.identity(), input, output);
+    let what = "joint_exclusive_scan";
+    joint_scan(what, input, output, op.identity(), op, exclusive);
 }
 
 /// [`joint_exclusive_scan`] from `init`: `output[0] = init`, `output[i] =
@@ -199,10 +208,9 @@ pub fn joint_exclusive_scan_with_init<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_exclusive_scan_with_init");
     let _ = group;
-    check_lengths("joint_exclusive_scan_with_init", input.len(), output.len());
-    exclusive(op, init, input, output);
+    let what = "joint_exclusive_scan_with_init";
+    joint_scan(what, input, output, init, op, exclusive);
 }
 
 /// Whether `pred` holds for any element of `data` (SYCL 2020
