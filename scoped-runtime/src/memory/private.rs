@@ -34,6 +34,9 @@ pub struct PrivateMem<T: Copy, const D: usize> {
 }
 
 impl<T: Copy, const D: usize> PrivateMem<T, D> {
+    // Inlined, so that the optimiser sees the fields it stores and can
+    // prove the index checks of the item loops that follow.
+    #[inline(always)]
     fn new<G: ScopedGroup<D>>(group: &G, init: impl Fn(*mut T, usize)) -> Self {
         const {
             assert!(
@@ -130,6 +133,24 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         }
         self.range.linearize(local)
     }
+
+    /// The value of `item` (see [`position`](Self::position)).
+    #[inline(always)]
+    fn at(&self, item: &SItem<D>) -> &T {
+        let position = self.position(item);
+        // SAFETY: `position` linearises an id inside `range` (checked in
+        // `position`), so it is below `range.size() == len`, and `data`
+        // holds `len` initialised values owned by `self`.
+        unsafe { &*self.data.add(position) }
+    }
+
+    /// The value of `item`, mutably.
+    #[inline(always)]
+    fn at_mut(&mut self, item: &SItem<D>) -> &mut T {
+        let position = self.position(item);
+        // SAFETY: as in `at`; `&mut self` makes the access unique.
+        unsafe { &mut *self.data.add(position) }
+    }
 }
 
 /// Panics for an item outside the memory's group. Takes values, not
@@ -146,6 +167,7 @@ fn foreign_item<const D: usize>(global: Id<D>, offset: Id<D>, range: Range<D>) -
 }
 
 impl<T: Copy, const D: usize> Drop for PrivateMem<T, D> {
+    #[inline(always)]
     fn drop(&mut self) {
         if let Some(block) = self.block.take() {
             arena::give(block);
@@ -157,15 +179,14 @@ impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<T, D> {
     type Output = T;
     #[inline(always)]
     fn index(&self, item: SItem<D>) -> &T {
-        &self.as_slice()[self.position(&item)]
+        self.at(&item)
     }
 }
 
 impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<T, D> {
     #[inline(always)]
     fn index_mut(&mut self, item: SItem<D>) -> &mut T {
-        let position = self.position(&item);
-        &mut self.as_mut_slice()[position]
+        self.at_mut(&item)
     }
 }
 
@@ -173,15 +194,14 @@ impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<T, D> {
     type Output = T;
     #[inline(always)]
     fn index(&self, item: &SItem<D>) -> &T {
-        &self.as_slice()[self.position(item)]
+        self.at(item)
     }
 }
 
 impl<T: Copy, const D: usize> IndexMut<&SItem<D>> for PrivateMem<T, D> {
     #[inline(always)]
     fn index_mut(&mut self, item: &SItem<D>) -> &mut T {
-        let position = self.position(item);
-        &mut self.as_mut_slice()[position]
+        self.at_mut(item)
     }
 }
 
@@ -196,7 +216,7 @@ impl<T: Copy + fmt::Debug, const D: usize> fmt::Debug for PrivateMem<T, D> {
 
 /// `require_private_mem::<T>()`: private memory without an initial value,
 /// zero-filled (Rust cannot hand out uninitialised memory safely).
-#[inline]
+#[inline(always)]
 #[must_use]
 pub fn private_mem_zeroed<T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>(
     group: &G,
@@ -209,7 +229,7 @@ pub fn private_mem_zeroed<T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>
 }
 
 /// `require_private_mem::<T>(init)`: every item's value starts as `init`.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub fn private_mem_filled<T: Copy, G: ScopedGroup<D>, const D: usize>(
     group: &G,
