@@ -80,6 +80,23 @@ type Accelerations<'a> = (
     ItemsWindow<'a, f32>,
 );
 
+/// Copies bodies `first .. first + TILE` (positions and masses) into
+/// `tile` for the whole group, then waits for all of it.
+#[group_function]
+fn load_tile(
+    group: WorkGroup<1>,
+    tile: &mut BodyTile,
+    sources: [ItemsRefWindow<'_, f32>; 4],
+    first: usize,
+) {
+    for (t, source) in tile.iter_mut().zip(sources) {
+        group
+            .async_work_group_copy(t, &source.as_slice()[first..], TILE)
+            .wait();
+    }
+    group_barrier(group);
+}
+
 #[kernel]
 fn nbody_tiled(
     group: WorkGroup<1>,
@@ -95,12 +112,7 @@ fn nbody_tiled(
         require_local_mem::<[f32; GROUP_SIZE]>(),
         |tile, sum_x, sum_y, sum_z| {
             for first in (0..n).step_by(TILE) {
-                for (t, source) in tile.iter_mut().zip([x, y, z, m]) {
-                    group
-                        .async_work_group_copy(t, &source.as_slice()[first..], TILE)
-                        .wait();
-                }
-                group_barrier(group);
+                load_tile(group, tile, [x, y, z, m], first);
                 let [tx, ty, tz, tm] = &*tile;
                 for j in 0..TILE {
                     let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
@@ -139,12 +151,7 @@ fn nbody_sub_groups(
         require_local_mem::<[f32; GROUP_SIZE]>(),
         |tile, sum_x, sum_y, sum_z| {
             for first in (0..n).step_by(TILE) {
-                for (t, source) in tile.iter_mut().zip([x, y, z, m]) {
-                    group
-                        .async_work_group_copy(t, &source.as_slice()[first..], TILE)
-                        .wait();
-                }
-                group_barrier(group);
+                load_tile(group, tile, [x, y, z, m], first);
                 let [tx, ty, tz, tm] = &*tile;
                 for j in 0..TILE {
                     let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
