@@ -163,18 +163,10 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn item_position(&self, item: &SItem<D>) -> usize {
-        let local = item.work_group_local_id();
-        if !self.range.contains(local) {
-            self.outside(item.global_id());
+        match item.position_in_group(self.first, self.range, self.global_range) {
+            Some(position) => position,
+            None => self.outside(item.global_id()),
         }
-        // An item of another work group (kept from an earlier group or
-        // launch: items are `Copy` and `Send`) would reach this group's
-        // element at the same local id; debug builds catch that misuse.
-        #[cfg(debug_assertions)]
-        if self.first + local != item.global_id() {
-            self.outside(item.global_id());
-        }
-        self.global_range.linearize(self.first + local)
     }
 }
 

@@ -85,18 +85,15 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
-        let local = item.work_group_local_id();
-        if !self.range.contains(local)
-            || (cfg!(debug_assertions) && self.first + local != item.global_id())
-        {
-            outside(item.global_id(), self.global_range);
-        }
-        let position = self.global_range.linearize(self.first + local);
+        let Some(position) = item.position_in_group(self.first, self.range, self.global_range)
+        else {
+            outside(item.global_id(), self.global_range)
+        };
         // SAFETY: `first` is the first global id of this launch's group and
-        // `local` is inside the group's range (checked above), so
-        // `first + local` is inside the launch's global range and its linear
-        // position below the number of logical items, which `data` covers
-        // (checked at launch by `__check`).
+        // `position_in_group` checked the item's local id against the
+        // group's range, so the position is that of an item of the launch,
+        // below the number of logical items, which `data` covers (checked
+        // at launch by `__check`).
         unsafe { self.data.get_unchecked(position) }
     }
 }

@@ -45,6 +45,28 @@ impl<const D: usize> SItem<D> {
         self.work_group_local_id
     }
 
+    /// Row-major global position of this item, if it is one of the items
+    /// of the work group whose first global id is `first` and whose range
+    /// is `range`. Found from the item's id in its work group, so that in a
+    /// `distribute_items!` loop the check is one the optimiser can prove.
+    /// An item of another work group with a local id inside `range` (items
+    /// are `Copy`, so one can be kept from an earlier group) is refused in
+    /// debug builds only; in release builds it gets the position of the
+    /// same local id in this group, which is still inside the group.
+    #[inline(always)]
+    pub(crate) fn position_in_group(
+        &self,
+        first: Id<D>,
+        range: Range<D>,
+        global_range: Range<D>,
+    ) -> Option<usize> {
+        let local = self.work_group_local_id;
+        if !range.contains(local) || (cfg!(debug_assertions) && first + local != self.global_id) {
+            return None;
+        }
+        Some(global_range.linearize(first + local))
+    }
+
     /// Range of all logical items of the launch: number of groups times the
     /// group size, per dimension.
     #[inline(always)]
