@@ -11,14 +11,15 @@
 //! * `scoped`, tiled: work groups of 256 bodies `i`, one per item. For
 //!   every tile of 256 bodies `j` the group copies the tile's positions
 //!   and masses into local memory (`async_work_group_copy`), then walks
-//!   the tile in the group scope: for each `j`, one `distribute_items!`
-//!   adds the interaction with `j` to every item's accumulators. Each such
+//!   the tile in the group scope, [`J_BLOCK`] bodies `j` at a time: one
+//!   `distribute_items!` per block, in which every item adds the block's
+//!   interactions, in increasing `j`, to its accumulators. Each such
 //!   `distribute_items!` is a loop over 256 items that vectorises whole
 //!   (8 bodies per instruction, `vsqrtps`/`vdivps` included): the item
 //!   positions are [`ItemsRef`] inputs, read without per-item checks, the
 //!   accumulators three local-memory arrays indexed by local id, provably
 //!   in bounds once the kernel states its group size.
-//! * `scoped`, sub-groups: the same, each `j` step handed to the SIMD-wide
+//! * `scoped`, sub-groups: the same, each block handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around a lone `distribute_items!`,
 //!   lowered to the same item loop, so the sub-group form costs nothing).
 //! * peer: `par_chunks_mut` over blocks of 256 bodies `i`, each block
@@ -30,15 +31,16 @@
 //!   body `j` is read straight from the input arrays (256 KiB at full
 //!   size, within L2).
 //!
-//! The peer is the faster one (the scoped kernels take about 1.15× its
-//! time at one thread, with ~3% fewer instructions). Each interaction is
-//! a long dependency chain through `vsqrtps` and `vdivps`, so speed
-//! depends on how many interactions the core keeps in flight. The scoped
-//! item loop loads and stores the accumulators of every 8 items at every
-//! `j` (one `distribute_items!` per `j`), and on the Zen 3 core measured
-//! those extra operations fill the FP scheduler sooner than the peer's
-//! register-only loop fills its register file; the same loop written in
-//! plain Rust is as slow. The divider itself is not the limit.
+//! Why blocks of `j`: accumulators that live across `distribute_items!`
+//! calls live in memory, so with one `j` per call the item loop loads and
+//! stores them at every interaction. Each interaction is a long
+//! dependency chain through `vsqrtps` and `vdivps`, and those extra loads
+//! and stores fill the FP scheduler sooner than the peer's register-only
+//! loop fills its register file: 1.13–1.16× the peer's time with ~3%
+//! fewer instructions (the same loop in plain Rust is as slow). Eight
+//! bodies per call bring it to 1.03–1.04×. The `j` loop inside the item
+//! body must be fully unrolled for the item loop around it to be the one
+//! vectorised: at 16 it is not, and the kernel runs 8× slower.
 //!
 //! Two other ways to write the scoped kernel measured slower: per-item
 //! accumulators in private memory (13–20× the instructions: the item
@@ -64,6 +66,9 @@ const TILE: usize = GROUP_SIZE;
 const BLOCK: usize = GROUP_SIZE;
 /// Bodies `i` per `f32x8` in the peer.
 const LANES: usize = 8;
+/// Bodies `j` each item takes per `distribute_items!`; small enough that
+/// the loop over them is unrolled (see the module docs).
+const J_BLOCK: usize = 8;
 const SOFTENING_SQUARED: f32 = 1e-3 * 1e-3;
 /// Every this many bodies one is checked against the serial reference.
 const SAMPLE_STRIDE: usize = 61;
@@ -131,14 +136,18 @@ fn nbody_tiled(
             for first in (0..n).step_by(TILE) {
                 load_tile(group, tile, [x, y, z, m], first);
                 let [tx, ty, tz, tm] = &*tile;
-                for j in 0..TILE {
-                    let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
+                for j0 in (0..TILE).step_by(J_BLOCK) {
                     distribute_items!(group, |idx| {
-                        let [dx, dy, dz] = interaction(x[idx], y[idx], z[idx], xj, yj, zj, mj);
                         let i = idx.innermost_local_id_dim(0);
-                        sum_x[i] += dx;
-                        sum_y[i] += dy;
-                        sum_z[i] += dz;
+                        let (xi, yi, zi) = (x[idx], y[idx], z[idx]);
+                        let mut sum = [sum_x[i], sum_y[i], sum_z[i]];
+                        for j in j0..j0 + J_BLOCK {
+                            let d = interaction(xi, yi, zi, tx[j], ty[j], tz[j], tm[j]);
+                            for (sum, d) in sum.iter_mut().zip(d) {
+                                *sum += d;
+                            }
+                        }
+                        [sum_x[i], sum_y[i], sum_z[i]] = sum;
                     });
                 }
                 group_barrier(group);
@@ -170,15 +179,19 @@ fn nbody_sub_groups(
             for first in (0..n).step_by(TILE) {
                 load_tile(group, tile, [x, y, z, m], first);
                 let [tx, ty, tz, tm] = &*tile;
-                for j in 0..TILE {
-                    let (xj, yj, zj, mj) = (tx[j], ty[j], tz[j], tm[j]);
+                for j0 in (0..TILE).step_by(J_BLOCK) {
                     distribute_groups!(group, |sub_group| {
                         distribute_items!(sub_group, |idx| {
                             let i = idx.local_id_dim(&group, 0);
-                            let [dx, dy, dz] = interaction(x[idx], y[idx], z[idx], xj, yj, zj, mj);
-                            sum_x[i] += dx;
-                            sum_y[i] += dy;
-                            sum_z[i] += dz;
+                            let (xi, yi, zi) = (x[idx], y[idx], z[idx]);
+                            let mut sum = [sum_x[i], sum_y[i], sum_z[i]];
+                            for j in j0..j0 + J_BLOCK {
+                                let d = interaction(xi, yi, zi, tx[j], ty[j], tz[j], tm[j]);
+                                for (sum, d) in sum.iter_mut().zip(d) {
+                                    *sum += d;
+                                }
+                            }
+                            [sum_x[i], sum_y[i], sum_z[i]] = sum;
                         });
                     });
                 }
