@@ -86,7 +86,7 @@ fn options() -> Result<Options, String> {
     if o.runs == 0 {
         o.runs = match o.scale {
             Scale::Full => 15,
-            Scale::Quick => 5,
+            Scale::Quick | Scale::Test => 5,
         };
     }
     let names: Vec<&str> = kernels::all().iter().map(|e| e.name).collect();

@@ -102,6 +102,7 @@ impl Histogram {
         let n = match scale {
             Scale::Full => 1 << 25,
             Scale::Quick => 1 << 23,
+            Scale::Test => 1 << 16,
         };
         let input: Vec<u32> = (0..n as u64).map(|i| mix(i ^ (12 << 40))).collect();
         let reference = histogram_reference(&input);

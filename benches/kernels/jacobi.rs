@@ -266,6 +266,7 @@ impl Jacobi {
         let n = match scale {
             Scale::Full => 4096,
             Scale::Quick => 1024,
+            Scale::Test => 256,
         };
         let initial = floats(n * n, 0.0, 1.0, 10);
         let (mut a, mut b) = (vec![0.0; n * n], vec![0.0; n * n]);

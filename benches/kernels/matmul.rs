@@ -143,6 +143,7 @@ impl Matmul {
         let n = match scale {
             Scale::Full => 1024,
             Scale::Quick => 512,
+            Scale::Test => 64,
         };
         let a = floats(n * n, -1.0, 1.0, 4);
         let b = floats(n * n, -1.0, 1.0, 5);

@@ -30,14 +30,21 @@ use std::fmt::Debug;
 
 use scoped::Queue;
 
-/// Problem sizes: the ones the suite is specified for, or smaller ones
-/// for a quick run.
+/// Problem sizes: the ones the suite is specified for, smaller ones for a
+/// quick run, or tiny ones that only check the kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scale {
     /// The sizes of the suite's specification.
     Full,
     /// Sizes a quarter to a sixteenth of those, for a run under a minute.
     Quick,
+    /// Tiny sizes for `cargo test`: in a debug build every run of every
+    /// kernel takes well under a second. Each still spans several work
+    /// groups (at least 4), so that the steps across groups (merges,
+    /// carries) are exercised.
+    // Constructed only by `tests/bench_kernels.rs`, not by the runners.
+    #[allow(dead_code)]
+    Test,
 }
 
 /// What one run of a kernel does, to turn a time into a rate.

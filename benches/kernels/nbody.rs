@@ -284,6 +284,7 @@ impl NBody {
         let n = match scale {
             Scale::Full => 16384,
             Scale::Quick => 4096,
+            Scale::Test => 1024,
         };
         let body = [
             floats(n, -1.0, 1.0, 6),

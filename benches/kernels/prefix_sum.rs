@@ -147,6 +147,7 @@ impl PrefixSum {
         let n = match scale {
             Scale::Full => 1 << 25,
             Scale::Quick => 1 << 23,
+            Scale::Test => 1 << 14,
         };
         // |x| <= 8: no partial sum of 2^25 elements can overflow.
         let input = small_ints(n, 8, 11);

@@ -128,6 +128,7 @@ impl Reduction {
         let n = match scale {
             Scale::Full => 1 << 24,
             Scale::Quick => 1 << 22,
+            Scale::Test => 1 << 12,
         };
         // |x| <= 1000: no group sum of 128 can overflow.
         let input = small_ints(n, 1000, 1);

@@ -67,6 +67,7 @@ impl Triad {
         let n = match scale {
             Scale::Full => 1 << 25,
             Scale::Quick => 1 << 23,
+            Scale::Test => 1 << 14,
         };
         let b = floats(n, -1.0, 1.0, 2);
         let c = floats(n, -1.0, 1.0, 3);

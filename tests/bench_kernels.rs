@@ -1,0 +1,163 @@
+//! The benchmark suite's kernels (`benches/kernels/`), checked at their
+//! tiny test sizes ([`Scale::Test`]): every `scoped` variant of every
+//! kernel on two threads and on one, and the kernel's rayon peer on pools
+//! of the same sizes, each compared with the kernel's serial reference by
+//! its own `check_scoped` / `check_peer`. The benchmark runners check the
+//! same way before timing; this keeps the kernels checked between
+//! benchmark runs.
+//!
+//! The launch-overhead kernel is not here: it is an empty kernel with no
+//! output to compare, only timed.
+
+// The suite as the runners include it; the parts only the runners use
+// (work and rates, sizes for the table, the launch-overhead timing) are
+// unused here.
+#[allow(dead_code)]
+#[path = "../benches/kernels/mod.rs"]
+mod kernels;
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use kernels::{Kernel, Scale};
+use scoped::Queue;
+
+/// Thread counts every run is made at: two, so that groups run
+/// concurrently, and one, so that one thread runs group after group.
+const THREADS: [usize; 2] = [2, 1];
+
+/// The kernels the tests below cover, by name as the suite lists them.
+const TESTED: [&str; 7] = [
+    kernels::reduction::NAME,
+    kernels::triad::NAME,
+    kernels::matmul::NAME,
+    kernels::nbody::NAME,
+    kernels::jacobi::NAME,
+    kernels::prefix_sum::NAME,
+    kernels::histogram::NAME,
+];
+
+/// "1 thread", "2 threads".
+fn thread_count(threads: usize) -> String {
+    format!("{threads} thread{}", if threads == 1 { "" } else { "s" })
+}
+
+/// The message of a caught panic.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(non-string panic payload)")
+}
+
+/// Clears `kernel`'s outputs, runs `run` on it, then `check`; returns
+/// what went wrong, prefixed by `what`.
+fn run_and_check(
+    what: &str,
+    kernel: &mut dyn Kernel,
+    run: impl FnOnce(&mut dyn Kernel),
+    check: fn(&dyn Kernel) -> Result<(), String>,
+) -> Option<String> {
+    kernel.clear();
+    match catch_unwind(AssertUnwindSafe(|| run(&mut *kernel))) {
+        Err(payload) => Some(format!("{what}: panicked: {}", panic_message(&*payload))),
+        Ok(()) => check(kernel).err().map(|e| format!("{what}: {e}")),
+    }
+}
+
+/// Sets up the suite's kernel `name` at test size and runs and checks
+/// every `scoped` variant and the peer at every count of [`THREADS`],
+/// clearing the outputs before each run so that a run that writes nothing
+/// fails its check. Panics listing every failure.
+fn check_kernel(name: &str) {
+    let entry = kernels::all()
+        .into_iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("the suite has no kernel named `{name}`"));
+    let mut kernel = (entry.setup)(Scale::Test);
+    let kernel: &mut dyn Kernel = &mut *kernel;
+
+    // The checks below rely on `clear` leaving outputs that fail them.
+    kernel.clear();
+    assert!(
+        kernel.check_scoped().is_err(),
+        "{name}: the scoped output passes its check right after clear()"
+    );
+    assert!(
+        kernel.check_peer().is_err(),
+        "{name}: the peer output passes its check right after clear()"
+    );
+
+    let mut failures = Vec::new();
+    for threads in THREADS {
+        let queue = Queue::with_threads(threads)
+            .unwrap_or_else(|e| panic!("scoped queue of {threads} threads: {e}"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("rayon pool of {threads} threads: {e}"));
+        for (v, variant) in kernel.variants().iter().enumerate() {
+            failures.extend(run_and_check(
+                &format!(
+                    "{name}, scoped variant `{variant}`, {}",
+                    thread_count(threads)
+                ),
+                kernel,
+                |k| k.run_scoped(&queue, v),
+                |k| k.check_scoped(),
+            ));
+        }
+        failures.extend(run_and_check(
+            &format!("{name}, peer, {}", thread_count(threads)),
+            kernel,
+            |k| pool.install(|| k.run_peer()),
+            |k| k.check_peer(),
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_kernel_of_the_suite_is_tested() {
+    let suite: Vec<&str> = kernels::all().iter().map(|e| e.name).collect();
+    assert_eq!(
+        suite, TESTED,
+        "kernels of the suite vs. kernels tested here"
+    );
+}
+
+#[test]
+fn reduction() {
+    check_kernel(kernels::reduction::NAME);
+}
+
+#[test]
+fn triad() {
+    check_kernel(kernels::triad::NAME);
+}
+
+#[test]
+fn matmul() {
+    check_kernel(kernels::matmul::NAME);
+}
+
+#[test]
+fn nbody() {
+    check_kernel(kernels::nbody::NAME);
+}
+
+#[test]
+fn jacobi() {
+    check_kernel(kernels::jacobi::NAME);
+}
+
+#[test]
+fn prefix_sum() {
+    check_kernel(kernels::prefix_sum::NAME);
+}
+
+#[test]
+fn histogram() {
+    check_kernel(kernels::histogram::NAME);
+}
