@@ -106,6 +106,11 @@ fn median(times: &mut [Duration]) -> Duration {
     times[times.len() / 2]
 }
 
+fn median_ratio(ratios: &mut [f64]) -> f64 {
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
 fn timed(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
     f();
@@ -113,8 +118,9 @@ fn timed(f: impl FnOnce()) -> Duration {
 }
 
 /// Runs one kernel at `threads` threads: a checked first run of every
-/// variant and of the peer, then `runs` timed rounds, each variant and the
-/// peer alternately. Returns one row per variant, or the mismatches.
+/// variant and of the peer, then `runs` timed rounds, in each of which
+/// every variant runs back to back with the peer. Returns one row per
+/// variant, or the mismatches.
 fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<Row>, Vec<String>> {
     let queue = Queue::with_threads(threads).expect("scoped queue");
     let pool = rayon::ThreadPoolBuilder::new()
@@ -142,20 +148,31 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
         return Err(errors);
     }
 
+    // Every variant runs back to back with the peer, in alternating order,
+    // so each ratio compares two runs under the same machine conditions.
     let mut scoped_times = vec![Vec::with_capacity(runs); variants.len()];
-    let mut peer_times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        for (v, times) in scoped_times.iter_mut().enumerate() {
-            times.push(timed(|| kernel.run_scoped(&queue, v)));
+    let mut ratios = vec![Vec::with_capacity(runs); variants.len()];
+    let mut peer_times = Vec::with_capacity(runs * variants.len());
+    for round in 0..runs {
+        for v in 0..variants.len() {
+            let (scoped, peer) = if round % 2 == 0 {
+                let scoped = timed(|| kernel.run_scoped(&queue, v));
+                (scoped, timed(|| pool.install(|| kernel.run_peer())))
+            } else {
+                let peer = timed(|| pool.install(|| kernel.run_peer()));
+                (timed(|| kernel.run_scoped(&queue, v)), peer)
+            };
+            scoped_times[v].push(scoped);
+            peer_times.push(peer);
+            ratios[v].push(scoped.as_secs_f64() / peer.as_secs_f64());
         }
-        peer_times.push(timed(|| pool.install(|| kernel.run_peer())));
     }
     let peer = median(&mut peer_times);
     let work = kernel.work();
     Ok(variants
         .iter()
-        .zip(&mut scoped_times)
-        .map(|(variant, times)| {
+        .zip(scoped_times.iter_mut().zip(&mut ratios))
+        .map(|(variant, (times, ratios))| {
             let scoped = median(times);
             let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
             let (peer_rate, _) = work.rate(peer.as_secs_f64());
@@ -169,6 +186,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
                 scoped_rate,
                 peer_rate,
                 unit,
+                ratio: median_ratio(ratios),
             }
         })
         .collect())
@@ -186,7 +204,7 @@ fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
     launch_overhead::GROUP_COUNTS
         .iter()
         .map(|&groups| {
-            let (mut scoped, mut rayon) = (Vec::new(), Vec::new());
+            let (mut scoped, mut rayon, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
             // One untimed round to wake the threads up.
             for round in 0..=runs {
                 let s = launch_overhead::time_batch(BATCH, || {
@@ -199,6 +217,7 @@ fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
                 if round > 0 {
                     scoped.push(s);
                     rayon.push(r);
+                    ratios.push(s.as_secs_f64() / r.as_secs_f64());
                 }
             }
             LaunchRow {
@@ -206,6 +225,7 @@ fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
                 threads,
                 scoped: median(&mut scoped),
                 rayon: median(&mut rayon),
+                ratio: median_ratio(&mut ratios),
             }
         })
         .collect()
