@@ -194,6 +194,16 @@ fn jacobi_tiles(
     });
 }
 
+/// Launches one row-band sweep of a `W`×`W` grid.
+fn sweep_bands<const W: usize, const W2: usize>(
+    queue: &Queue,
+    old: &[f32],
+    new: &mut [f32],
+) -> Result<(), scoped::LaunchError> {
+    let bands = ChunksMut::new(new, BAND * W);
+    queue.parallel_with(W / BAND, W, bands, |g, w| jacobi_band::<W, W2>(g, old, w))
+}
+
 /// One sweep of the hand-written peer.
 fn sweep_peer(old: &[f32], new: &mut [f32], n: usize) {
     new.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
@@ -310,17 +320,10 @@ impl Kernel for Jacobi {
         let [a, b] = &mut self.scoped;
         sweeps(&self.initial, a, b, |old, new| {
             let launched = if variant == 0 {
-                let bands = ChunksMut::new(new, BAND * n);
                 match n {
-                    4096 => queue.parallel_with(n / BAND, n, bands, |g, w| {
-                        jacobi_band::<4096, 4098>(g, old, w)
-                    }),
-                    1024 => queue.parallel_with(n / BAND, n, bands, |g, w| {
-                        jacobi_band::<1024, 1026>(g, old, w)
-                    }),
-                    256 => queue.parallel_with(n / BAND, n, bands, |g, w| {
-                        jacobi_band::<256, 258>(g, old, w)
-                    }),
+                    4096 => sweep_bands::<4096, 4098>(queue, old, new),
+                    1024 => sweep_bands::<1024, 1026>(queue, old, new),
+                    256 => sweep_bands::<256, 258>(queue, old, new),
                     _ => unreachable!("no row-band kernel for a {n}x{n} grid"),
                 }
             } else {
