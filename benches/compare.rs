@@ -144,6 +144,20 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
     if let Err(e) = kernel.check_peer() {
         errors.push(format!("{} (peer, {threads} threads): {e}", kernel.name()));
     }
+    let mut has_twin = Vec::with_capacity(variants.len());
+    for (v, variant) in variants.iter().enumerate() {
+        kernel.clear();
+        let ran = pool.install(|| kernel.run_twin(v));
+        if ran {
+            if let Err(e) = kernel.check_peer() {
+                errors.push(format!(
+                    "{} (twin of {variant}, {threads} threads): {e}",
+                    kernel.name()
+                ));
+            }
+        }
+        has_twin.push(ran);
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -152,6 +166,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
     // so each ratio compares two runs under the same machine conditions.
     let mut scoped_times = vec![Vec::with_capacity(runs); variants.len()];
     let mut ratios = vec![Vec::with_capacity(runs); variants.len()];
+    let mut twin_ratios = vec![Vec::with_capacity(runs); variants.len()];
     let mut peer_times = Vec::with_capacity(runs * variants.len());
     for round in 0..runs {
         for v in 0..variants.len() {
@@ -165,6 +180,13 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
             scoped_times[v].push(scoped);
             peer_times.push(peer);
             ratios[v].push(scoped.as_secs_f64() / peer.as_secs_f64());
+            if has_twin[v] {
+                // The twin runs right after the scoped run's partner.
+                let twin = timed(|| {
+                    pool.install(|| kernel.run_twin(v));
+                });
+                twin_ratios[v].push(scoped.as_secs_f64() / twin.as_secs_f64());
+            }
         }
     }
     let peer = median(&mut peer_times);
@@ -172,7 +194,8 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
     Ok(variants
         .iter()
         .zip(scoped_times.iter_mut().zip(&mut ratios))
-        .map(|(variant, (times, ratios))| {
+        .zip(&mut twin_ratios)
+        .map(|((variant, (times, ratios)), twin_ratios)| {
             let scoped = median(times);
             let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
             let (peer_rate, _) = work.rate(peer.as_secs_f64());
@@ -187,6 +210,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
                 peer_rate,
                 unit,
                 ratio: median_ratio(ratios),
+                twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
             }
         })
         .collect())

@@ -67,7 +67,8 @@ fn run_and_check(
 }
 
 /// Sets up the suite's kernel `name` at test size and runs and checks
-/// every `scoped` variant and the peer at every count of [`THREADS`],
+/// every `scoped` variant, its hand-written twin if it has one, and the
+/// peer at every count of [`THREADS`],
 /// clearing the outputs before each run so that a run that writes nothing
 /// fails its check. Panics listing every failure.
 fn check_kernel(name: &str) {
@@ -107,6 +108,19 @@ fn check_kernel(name: &str) {
                 |k| k.run_scoped(&queue, v),
                 |k| k.check_scoped(),
             ));
+            // A variant's hand-written twin, if it has one, writes the
+            // peer's outputs.
+            let what = format!("{name}, twin of `{variant}`, {}", thread_count(threads));
+            kernel.clear();
+            match catch_unwind(AssertUnwindSafe(|| pool.install(|| kernel.run_twin(v)))) {
+                Err(payload) => {
+                    failures.push(format!("{what}: panicked: {}", panic_message(&*payload)));
+                }
+                Ok(true) => {
+                    failures.extend(kernel.check_peer().err().map(|e| format!("{what}: {e}")))
+                }
+                Ok(false) => {}
+            }
         }
         failures.extend(run_and_check(
             &format!("{name}, peer, {}", thread_count(threads)),

@@ -636,7 +636,7 @@ fn nested_groups_may_use_enclosing_memory() {
 
 /// Runs the collective out of the macros' sight, on a group that is not
 /// the innermost one.
-fn reduce_on(group: SubGroup<1, 4>, x: &PrivateMem<i32, 1>) -> i32 {
+fn reduce_on(group: SubGroup<1, 4>, x: &PrivateMem<'_, i32, 1>) -> i32 {
     reduce_over_group(group, x, plus())
 }
 
@@ -726,7 +726,7 @@ fn joint_scan_length_mismatch_is_refused() {
 }
 
 /// A helper that runs a collective, called where the macros cannot see it.
-fn sneaky_sum(group: WorkGroup<1>, x: &PrivateMem<i32, 1>) -> i32 {
+fn sneaky_sum(group: WorkGroup<1>, x: &PrivateMem<'_, i32, 1>) -> i32 {
     reduce_over_group(group, x, plus())
 }
 

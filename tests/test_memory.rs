@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use bytemuck::Zeroable;
 use scoped::prelude::*;
+use scoped::PRIVATE_STACK_BYTES;
 
 /// Row-major linear id of `id` in `range`.
 fn linear<const D: usize>(range: [usize; D], id: [usize; D]) -> usize {
@@ -289,6 +290,51 @@ fn check_private_persists<const D: usize>(num_groups: [usize; D], group_size: [u
         let local: [usize; D] = std::array::from_fn(|d| gid[d] % group_size[d]);
         let expected = (init + 3 * position as i64) * 2 + linear(group_size, local) as i64;
         assert_eq!(got, expected, "global id {gid:?}");
+    }
+}
+
+#[test]
+fn private_memory_on_the_stack_and_on_the_heap() {
+    // 8-byte values: 512 items fill the stack room exactly, more go to
+    // the heap.
+    assert_eq!(PRIVATE_STACK_BYTES, 512 * std::mem::size_of::<i64>());
+    check_private_persists([2], [512]);
+    check_private_persists([3], [513]);
+    check_private_persists([2, 2], [16, 40]);
+}
+
+/// A heap-backed work-group memory with stack-backed memories of its
+/// sub-groups inside: `out = 3 * global linear id + 7 + local linear id`.
+#[kernel]
+fn heap_outer_stack_inner(group: WorkGroup<1, 16>, mut out: ItemsWindow<'_, i64>) {
+    memory_environment!(group, require_private_mem::<i64>(), |outer| {
+        distribute_items!(group, |idx| outer[idx] = 3 * idx.global_linear_id() as i64);
+        distribute_groups!(group, |sub| {
+            memory_environment!(sub, require_private_mem::<u16>(7), |inner| {
+                distribute_items!(sub, |idx| {
+                    inner[idx] += idx.local_linear_id(&group) as u16;
+                    out[idx] = outer[idx] + i64::from(inner[idx]);
+                });
+            });
+        });
+    });
+}
+
+#[test]
+fn stack_backed_memory_nested_in_heap_backed_memory() {
+    let (groups, size) = (3, 600);
+    assert!(size * std::mem::size_of::<i64>() > PRIVATE_STACK_BYTES);
+    let mut out = vec![0; groups * size];
+    Queue::new()
+        .parallel_with(
+            groups,
+            size,
+            ItemsMut::new(&mut out),
+            heap_outer_stack_inner,
+        )
+        .unwrap();
+    for (i, &got) in out.iter().enumerate() {
+        assert_eq!(got, 3 * i as i64 + 7 + (i % size) as i64, "item {i}");
     }
 }
 

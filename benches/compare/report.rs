@@ -19,6 +19,9 @@ pub(crate) struct Row {
     /// Median over the rounds of `scoped` time / peer time, the two run
     /// back to back.
     pub(crate) ratio: f64,
+    /// For variants with a twin (the same algorithm written by hand), the
+    /// median over the rounds of `scoped` time / twin time.
+    pub(crate) twin_ratio: Option<f64>,
 }
 
 impl Row {
@@ -28,8 +31,11 @@ impl Row {
 
     /// One line for the progress log.
     pub(crate) fn line(&self) -> String {
+        let twin = self
+            .twin_ratio
+            .map_or(String::new(), |t| format!(", against its twin {t:.3}"));
         format!(
-            "{} [{}] {} thr: scoped {:.3} ms, peer {:.3} ms, ratio {:.3}, {:.1} / {:.1} {}",
+            "{} [{}] {} thr: scoped {:.3} ms, peer {:.3} ms, ratio {:.3}{twin}, {:.1} / {:.1} {}",
             self.kernel,
             self.variant,
             self.threads,
@@ -116,18 +122,26 @@ impl Report {
             "Ratio = the median over the rounds of `scoped` time / peer time, the two \
              measured back to back, so that a slow spell of the machine affects both \
              (times and rates are the medians of each side alone). Below 1 `scoped` is \
-             faster; the target is at most {TARGET_RATIO:.2}. Rates are `scoped` / peer.\n"
+             faster; the target is at most {TARGET_RATIO:.2}. Rates are `scoped` / peer. \
+             Variants whose algorithm differs from the peer's (values staged through \
+             memory) also run against a twin, the same algorithm written by hand with \
+             rayon and slices: `scoped/twin` (paired the same way) is what the lowering \
+             costs, `scoped/peer` what the algorithm costs on a CPU.\n"
         );
         let _ = writeln!(
             s,
-            "| kernel | variant | size | threads | scoped (ms) | peer (ms) | scoped/peer | rate (scoped / peer) |"
+            "| kernel | variant | size | threads | scoped (ms) | peer (ms) | scoped/peer | rate (scoped / peer) | scoped/twin |"
         );
-        let _ = writeln!(s, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        let _ = writeln!(
+            s,
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+        );
         for r in &self.rows {
             let flag = if r.ratio() > TARGET_RATIO { " ✗" } else { "" };
+            let twin = r.twin_ratio.map_or(String::new(), |t| format!("{t:.3}"));
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3}{flag} | {:.1} / {:.1} {} |",
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3}{flag} | {:.1} / {:.1} {} | {twin} |",
                 r.kernel,
                 r.variant,
                 r.size,

@@ -83,6 +83,16 @@ pub(crate) trait Kernel: Send {
     /// Runs the rayon peer on the current rayon pool (the caller
     /// installs the pool with the thread count it wants).
     fn run_peer(&mut self);
+    /// Runs, by hand with rayon and slices on the current pool, the same
+    /// algorithm as `scoped` variant `variant`, for variants whose
+    /// algorithm differs from the peer's (staging values through memory,
+    /// say). It writes the peer's outputs, so [`check_peer`](Self::check_peer)
+    /// checks it. Returns `false`, running nothing, if the variant has no
+    /// such twin.
+    fn run_twin(&mut self, variant: usize) -> bool {
+        let _ = variant;
+        false
+    }
     /// Overwrites every output, so that a check after the next run sees
     /// only what that run wrote.
     fn clear(&mut self);

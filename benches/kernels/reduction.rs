@@ -11,20 +11,24 @@
 //! * `scoped`, flat: every item adds its element to a group-local total;
 //!   the total stays in a register and the item loop is one SIMD sum.
 //! * `scoped`, `reduce_over_group`: the items load their elements into
-//!   private memory and the group algorithm sums them. This costs three
-//!   passes over the group's values (the zero-fill of the private memory,
-//!   the load, the sum) and taking a per-thread buffer for every group of
-//!   128, so it stays 2–3× the peer's time. It does not state its group
-//!   size: with a constant size the optimiser rewrites `first + local` as
-//!   `first | local`, no longer sees the input index step by one, and
-//!   leaves the load loop scalar (1.3× the instructions).
+//!   private memory and the group algorithm sums them. This stages every
+//!   value through memory (the zero-fill of the private memory, the load,
+//!   the sum) where the peer keeps its sum in registers. Its twin, the
+//!   same staging written by hand in a `[i32; 128]`, is faster: the
+//!   optimiser sees the whole-array copy and promotes the array to
+//!   registers, while the item loop of the `scoped` version is vectorised
+//!   first and its values go through memory. The private memory is on the
+//!   stack (it fits in `PRIVATE_STACK_BYTES`), so the load loop vectorises
+//!   without overlap checks, with or without a stated size.
 //! * `scoped`, sub-groups: the items of each sub-group add into one
 //!   group-local accumulator per SIMD lane (`lanes[lane] += input[idx]`),
 //!   which one item sums at the end. With a constant group size the
 //!   per-sub-group loops become one vector add per sub-group.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (shown for reference:
-//!   it does `log2(128)` passes where the others do one).
+//!   it does `log2(128)` passes where the others do one). Its twin, the
+//!   same passes written by hand over all items with `if lid < active`,
+//!   is slower than the `scoped` version.
 //! * peer: `par_chunks(128)` zipped with the sums, `iter().sum()` each.
 
 use rayon::prelude::*;
@@ -54,6 +58,7 @@ fn reduce_flat(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
 
 #[kernel]
 fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_private_mem::<i32>(), |x| {
         distribute_items!(group, |idx| x[idx] = input[idx]);
         let sum = reduce_over_group(group, x, plus());
@@ -101,6 +106,42 @@ fn reduce_peer(input: &[i32], sums: &mut [i32]) {
         .par_chunks(GROUP_SIZE)
         .zip(sums.par_iter_mut())
         .for_each(|(chunk, sum)| *sum = chunk.iter().sum());
+}
+
+/// Twin of the `reduce_over_group` variant: the same staging, by hand.
+/// Each chunk is copied into a buffer (zeroed first, as private memory
+/// without an initial value is), then summed from there.
+fn reduce_staged_by_hand(input: &[i32], sums: &mut [i32]) {
+    input
+        .par_chunks(GROUP_SIZE)
+        .zip(sums.par_iter_mut())
+        .for_each(|(chunk, sum)| {
+            let mut staged = [0; GROUP_SIZE];
+            staged.copy_from_slice(chunk);
+            *sum = staged.iter().sum();
+        });
+}
+
+/// Twin of the tree variant: the spec's tree, by hand, in a scratch array,
+/// every pass a loop over all items of the group as in the spec.
+fn reduce_tree_by_hand(input: &[i32], sums: &mut [i32]) {
+    input
+        .par_chunks(GROUP_SIZE)
+        .zip(sums.par_iter_mut())
+        .for_each(|(chunk, sum)| {
+            let mut scratch = [0; GROUP_SIZE];
+            scratch.copy_from_slice(chunk);
+            let mut active = GROUP_SIZE / 2;
+            while active > 0 {
+                for lid in 0..GROUP_SIZE {
+                    if lid < active {
+                        scratch[lid] += scratch[lid + active];
+                    }
+                }
+                active /= 2;
+            }
+            *sum = scratch[0];
+        });
 }
 
 /// The serial reference.
@@ -177,6 +218,15 @@ impl Kernel for Reduction {
 
     fn run_peer(&mut self) {
         reduce_peer(&self.input, &mut self.peer);
+    }
+
+    fn run_twin(&mut self, variant: usize) -> bool {
+        match variant {
+            1 => reduce_staged_by_hand(&self.input, &mut self.peer),
+            3 => reduce_tree_by_hand(&self.input, &mut self.peer),
+            _ => return false,
+        }
+        true
     }
 
     fn clear(&mut self) {

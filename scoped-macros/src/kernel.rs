@@ -187,7 +187,8 @@ mod tests {
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
         for part in [
             ":: scoped :: __private :: local_mem_zeroed :: < [i32 ; 4] > ()",
-            ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , 7)",
+            "let mut __scoped_room_1 = :: scoped :: __private :: PrivateStorage :: new () ;",
+            ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , & mut __scoped_room_1 , 7)",
             "let local = & mut __scoped_memory_0 ;",
             "let private = & mut __scoped_memory_1 ;",
             ":: scoped :: __private :: distribute_items (& group , | idx |",

@@ -45,7 +45,19 @@ fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
     let mut bindings = Vec::new();
     for (index, (request, param)) in inv.requests.iter().zip(&inv.closure.inputs).enumerate() {
         let storage = format_ident!("__scoped_memory_{}", index, span = Span::mixed_site());
-        let allocate = allocate(request, &group_var);
+        let allocate = match request.place {
+            Place::Local => allocate_local(request),
+            Place::Private => {
+                // Stack room the private memory may borrow; declared first,
+                // so that it outlives the memory.
+                let room = format_ident!("__scoped_room_{}", index, span = Span::mixed_site());
+                let span = request.span;
+                allocations.push(quote_spanned! {span=>
+                    let mut #room = ::scoped::__private::PrivateStorage::new();
+                });
+                allocate_private(request, &group_var, &room)
+            }
+        };
         allocations.push(quote! { let mut #storage = #allocate; });
         bindings.push(bind(param, &storage));
     }
@@ -62,22 +74,27 @@ fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
     }
 }
 
-fn allocate(request: &Request, group_var: &syn::Ident) -> TokenStream {
-    let ty = &request.ty;
-    let span = request.span;
-    match (request.place, &request.init) {
-        (Place::Local, None) => {
-            quote_spanned! {span=> ::scoped::__private::local_mem_zeroed::<#ty>() }
-        }
-        (Place::Local, Some(init)) => {
+/// The value of a local memory request.
+fn allocate_local(request: &Request) -> TokenStream {
+    let (ty, span) = (&request.ty, request.span);
+    match &request.init {
+        None => quote_spanned! {span=> ::scoped::__private::local_mem_zeroed::<#ty>() },
+        Some(init) => {
             quote_spanned! {span=> ::scoped::__private::local_mem_filled::<#ty, _>(#init) }
         }
-        (Place::Private, None) => {
-            quote_spanned! {span=> ::scoped::__private::private_mem_zeroed::<#ty, _, _>(#group_var) }
-        }
-        (Place::Private, Some(init)) => {
-            quote_spanned! {span=> ::scoped::__private::private_mem_filled::<#ty, _, _>(#group_var, #init) }
-        }
+    }
+}
+
+/// The wrapper of a private memory request, which may borrow `room`.
+fn allocate_private(request: &Request, group_var: &syn::Ident, room: &syn::Ident) -> TokenStream {
+    let (ty, span) = (&request.ty, request.span);
+    match &request.init {
+        None => quote_spanned! {span=>
+            ::scoped::__private::private_mem_zeroed::<#ty, _, _>(#group_var, &mut #room)
+        },
+        Some(init) => quote_spanned! {span=>
+            ::scoped::__private::private_mem_filled::<#ty, _, _>(#group_var, &mut #room, #init)
+        },
     }
 }
 

@@ -41,7 +41,7 @@ pub use id::{Id, Range};
 pub use input::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
-pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES};
+pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
 pub use memory_scope::MemoryScope;
 pub use queue::{Queue, QueueError};
 
@@ -54,6 +54,6 @@ pub mod __private {
         distribute_items_and_wait, single_item, single_item_and_wait,
     };
     pub use crate::memory::{
-        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed,
+        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
     };
 }

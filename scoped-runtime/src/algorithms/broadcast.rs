@@ -43,7 +43,7 @@ use super::values::group_values;
 /// ```
 #[inline]
 #[track_caller]
-pub fn group_broadcast<G, T, const D: usize>(group: G, values: &PrivateMem<T, D>) -> T
+pub fn group_broadcast<G, T, const D: usize>(group: G, values: &PrivateMem<'_, T, D>) -> T
 where
     G: ScopedGroup<D>,
     T: Copy,
@@ -66,7 +66,7 @@ where
 #[track_caller]
 pub fn group_broadcast_linear<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     local_linear_id: usize,
 ) -> T
 where
@@ -104,7 +104,7 @@ where
 #[track_caller]
 pub fn group_broadcast_id<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     local_id: impl Into<Id<D>>,
 ) -> T
 where

@@ -112,7 +112,7 @@ macro_rules! aliases {
         #[track_caller]
         pub fn $all<const D: usize, const S: usize>(
             group: $group<D, S>,
-            predicates: &PrivateMem<bool, D>,
+            predicates: &PrivateMem<'_, bool, D>,
         ) -> bool {
             check_collective(stringify!($all));
             simd::all_true(group_values(stringify!($all), &group, predicates))
@@ -131,7 +131,7 @@ macro_rules! aliases {
         #[track_caller]
         pub fn $any<const D: usize, const S: usize>(
             group: $group<D, S>,
-            predicates: &PrivateMem<bool, D>,
+            predicates: &PrivateMem<'_, bool, D>,
         ) -> bool {
             check_collective(stringify!($any));
             simd::any_true(group_values(stringify!($any), &group, predicates))
@@ -154,7 +154,7 @@ macro_rules! aliases {
         #[track_caller]
         pub fn $reduce<T: Copy, const D: usize, const S: usize>(
             group: $group<D, S>,
-            values: &PrivateMem<T, D>,
+            values: &PrivateMem<'_, T, D>,
             op: WorkGroupOp,
         ) -> T
         where
@@ -183,8 +183,8 @@ macro_rules! aliases {
         #[track_caller]
         pub fn $inclusive<T: Copy, const D: usize, const S: usize>(
             group: $group<D, S>,
-            values: &PrivateMem<T, D>,
-            results: &mut PrivateMem<T, D>,
+            values: &PrivateMem<'_, T, D>,
+            results: &mut PrivateMem<'_, T, D>,
             op: WorkGroupOp,
         ) where
             WorkGroupOp: GroupOperator<T>,
@@ -212,8 +212,8 @@ macro_rules! aliases {
         #[track_caller]
         pub fn $exclusive<T: Copy, const D: usize, const S: usize>(
             group: $group<D, S>,
-            values: &PrivateMem<T, D>,
-            results: &mut PrivateMem<T, D>,
+            values: &PrivateMem<'_, T, D>,
+            results: &mut PrivateMem<'_, T, D>,
             op: WorkGroupOp,
         ) where
             WorkGroupOp: GroupOperator<T>,
@@ -262,7 +262,7 @@ aliases!(
 #[track_caller]
 pub fn work_group_broadcast<T: Copy, const D: usize, const S: usize>(
     group: WorkGroup<D, S>,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     local_id: impl Into<Id<D>>,
 ) -> T {
     check_collective("work_group_broadcast");
@@ -288,7 +288,7 @@ pub fn work_group_broadcast<T: Copy, const D: usize, const S: usize>(
 #[track_caller]
 pub fn sub_group_broadcast<T: Copy, const D: usize, const S: usize>(
     group: SubGroup<D, S>,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     sub_group_local_id: usize,
 ) -> T {
     check_collective("sub_group_broadcast");

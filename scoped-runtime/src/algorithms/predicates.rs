@@ -46,7 +46,7 @@ use super::values::group_values;
 /// ```
 #[inline]
 #[track_caller]
-pub fn any_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<bool, D>) -> bool
+pub fn any_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
     G: ScopedGroup<D>,
 {
@@ -60,7 +60,7 @@ where
 /// collective: call it outside `distribute_items!`, on the innermost group.
 #[inline]
 #[track_caller]
-pub fn all_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<bool, D>) -> bool
+pub fn all_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
     G: ScopedGroup<D>,
 {
@@ -74,7 +74,7 @@ where
 /// on the innermost group.
 #[inline]
 #[track_caller]
-pub fn none_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<bool, D>) -> bool
+pub fn none_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
     G: ScopedGroup<D>,
 {
@@ -99,7 +99,7 @@ where
 #[track_caller]
 pub fn any_of_group_by<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     pred: impl Fn(&T) -> bool,
 ) -> bool
 where
@@ -118,7 +118,7 @@ where
 #[track_caller]
 pub fn all_of_group_by<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     pred: impl Fn(&T) -> bool,
 ) -> bool
 where
@@ -139,7 +139,7 @@ where
 #[track_caller]
 pub fn none_of_group_by<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     pred: impl Fn(&T) -> bool,
 ) -> bool
 where

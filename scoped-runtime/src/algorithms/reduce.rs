@@ -55,7 +55,11 @@ use super::values::group_values;
 /// ```
 #[inline]
 #[track_caller]
-pub fn reduce_over_group<G, T, Op, const D: usize>(group: G, values: &PrivateMem<T, D>, op: Op) -> T
+pub fn reduce_over_group<G, T, Op, const D: usize>(
+    group: G,
+    values: &PrivateMem<'_, T, D>,
+    op: Op,
+) -> T
 where
     G: ScopedGroup<D>,
     T: Copy,
@@ -76,7 +80,7 @@ where
 #[track_caller]
 pub fn reduce_over_group_with_init<G, T, Op, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
     init: T,
     op: Op,
 ) -> T

@@ -33,8 +33,8 @@ pub(crate) fn exclusive<T: Copy, Op: GroupOperator<T>>(op: Op, carry: T, src: &[
 pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
     what: &str,
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     init: T,
     op: Op,
     scan: impl FnOnce(Op, T, &[T], &mut [T]),
@@ -106,8 +106,8 @@ pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
 #[track_caller]
 pub fn inclusive_scan_over_group<G, T, Op, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     op: Op,
 ) where
     G: ScopedGroup<D>,
@@ -129,8 +129,8 @@ pub fn inclusive_scan_over_group<G, T, Op, const D: usize>(
 #[track_caller]
 pub fn inclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     init: T,
     op: Op,
 ) where
@@ -166,8 +166,8 @@ pub fn inclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
 #[track_caller]
 pub fn exclusive_scan_over_group<G, T, Op, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     op: Op,
 ) where
     G: ScopedGroup<D>,
@@ -188,8 +188,8 @@ pub fn exclusive_scan_over_group<G, T, Op, const D: usize>(
 #[track_caller]
 pub fn exclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     init: T,
     op: Op,
 ) where

@@ -54,8 +54,8 @@ use super::values::{group_values, group_values_mut};
 #[track_caller]
 pub fn shift_group_left<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     delta: usize,
 ) where
     G: ScopedGroup<D>,
@@ -85,8 +85,8 @@ pub fn shift_group_left<G, T, const D: usize>(
 #[track_caller]
 pub fn shift_group_right<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     delta: usize,
 ) where
     G: ScopedGroup<D>,
@@ -117,8 +117,8 @@ pub fn shift_group_right<G, T, const D: usize>(
 #[track_caller]
 pub fn permute_group_by_xor<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
     mask: usize,
 ) where
     G: ScopedGroup<D>,
@@ -150,9 +150,9 @@ pub fn permute_group_by_xor<G, T, const D: usize>(
 #[track_caller]
 pub fn select_from_group<G, T, const D: usize>(
     group: G,
-    values: &PrivateMem<T, D>,
-    results: &mut PrivateMem<T, D>,
-    remote_ids: &PrivateMem<usize, D>,
+    values: &PrivateMem<'_, T, D>,
+    results: &mut PrivateMem<'_, T, D>,
+    remote_ids: &PrivateMem<'_, usize, D>,
 ) where
     G: ScopedGroup<D>,
     T: Copy,

@@ -23,7 +23,7 @@ use crate::memory::PrivateMem;
 pub(crate) fn group_values<'m, G, T, const D: usize>(
     what: &str,
     group: &G,
-    memory: &'m PrivateMem<T, D>,
+    memory: &'m PrivateMem<'_, T, D>,
 ) -> &'m [T]
 where
     G: ScopedGroup<D>,
@@ -39,7 +39,7 @@ where
 pub(crate) fn group_values_mut<'m, G, T, const D: usize>(
     what: &str,
     group: &G,
-    memory: &'m mut PrivateMem<T, D>,
+    memory: &'m mut PrivateMem<'_, T, D>,
 ) -> &'m mut [T]
 where
     G: ScopedGroup<D>,

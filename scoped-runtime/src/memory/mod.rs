@@ -5,16 +5,17 @@
 //! a `T` on the stack of the thread that runs the group (reused by every
 //! group that thread runs, never heap-allocated), and each
 //! `require_private_mem::<T>(…)` request into a [`PrivateMem`]: one `T` per
-//! logical item of the group, in a per-thread buffer that is reused too.
+//! logical item of the group, on the stack too when it fits in
+//! [`PRIVATE_STACK_BYTES`], else in a per-thread heap buffer that is reused.
 
 mod arena;
 mod local;
 mod private;
 
 pub use local::{LocalInit, MAX_LOCAL_MEM_BYTES};
-pub use private::PrivateMem;
+pub use private::{PrivateMem, PRIVATE_STACK_BYTES};
 
 #[doc(hidden)]
 pub use local::{local_mem_filled, local_mem_zeroed};
 #[doc(hidden)]
-pub use private::{private_mem_filled, private_mem_zeroed};
+pub use private::{private_mem_filled, private_mem_zeroed, PrivateStorage};

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ops::{Index, IndexMut};
 
 use bytemuck::Zeroable;
@@ -20,9 +21,13 @@ use crate::item::SItem;
 /// read it whole through [`as_slice`](Self::as_slice), in increasing local
 /// linear id.
 ///
-/// The memory lives in a per-thread buffer that later groups reuse, so a
-/// launch allocates it once per thread, not once per group.
-pub struct PrivateMem<T: Copy, const D: usize> {
+/// The values live on the stack of the thread that runs the group when
+/// they fit in [`PRIVATE_STACK_BYTES`] (4 KiB: 1024 `f32`), and otherwise in
+/// a per-thread heap buffer that later groups reuse, so a launch allocates
+/// at most once per thread, not once per group. `'a` is the borrow of the
+/// environment's stack room: the wrapper cannot outlive its environment.
+pub struct PrivateMem<'a, T: Copy, const D: usize> {
+    /// The heap buffer, when the values did not fit on the stack.
     block: Option<Block>,
     data: *mut T,
     offset: Id<D>,
@@ -30,14 +35,47 @@ pub struct PrivateMem<T: Copy, const D: usize> {
     first: Id<D>,
     range: Range<D>,
     len: usize,
+    _storage: PhantomData<&'a mut PrivateStorage>,
     _not_send: PhantomData<*const T>,
 }
 
-impl<T: Copy, const D: usize> PrivateMem<T, D> {
+/// Bytes of private memory a request keeps on the stack; larger requests
+/// use a per-thread heap buffer.
+pub const PRIVATE_STACK_BYTES: usize = 4096;
+
+/// Stack room for one private memory request, made by `memory_environment!`
+/// next to the [`PrivateMem`] that borrows it. On the stack, the optimiser
+/// knows the values cannot alias global memory, so item loops that copy
+/// between the two vectorise without run-time overlap checks.
+#[doc(hidden)]
+#[repr(C, align(64))]
+pub struct PrivateStorage(MaybeUninit<[u8; PRIVATE_STACK_BYTES]>);
+
+impl PrivateStorage {
+    /// Uninitialised room; `PrivateMem` initialises what it uses.
+    #[inline(always)]
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(MaybeUninit::uninit())
+    }
+}
+
+impl Default for PrivateStorage {
+    #[inline(always)]
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
     // Inlined, so that the optimiser sees the fields it stores and can
     // prove the index checks of the item loops that follow.
     #[inline(always)]
-    fn new<G: ScopedGroup<D>>(group: &G, init: impl Fn(*mut T, usize)) -> Self {
+    fn new<G: ScopedGroup<D>>(
+        group: &G,
+        storage: &'a mut PrivateStorage,
+        init: impl Fn(*mut T, usize),
+    ) -> Self {
         const {
             assert!(
                 std::mem::align_of::<T>() <= ALIGN,
@@ -49,16 +87,23 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .unwrap_or_else(|| panic!("private memory of {len} items overflows usize"));
-        let block = arena::take(bytes);
-        let data = block.as_ptr().cast::<T>();
+        let (block, data) = if bytes <= PRIVATE_STACK_BYTES {
+            // `PrivateStorage` is aligned to 64 >= align_of::<T>().
+            (None, storage.0.as_mut_ptr().cast::<T>())
+        } else {
+            let block = arena::take(bytes);
+            let data = block.as_ptr().cast::<T>();
+            (Some(block), data)
+        };
         init(data, len);
         Self {
-            block: Some(block),
+            block,
             data,
             offset: group.__global_offset(),
             first: group.__work_group_local_offset(),
             range,
             len,
+            _storage: PhantomData,
             _not_send: PhantomData,
         }
     }
@@ -95,8 +140,9 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
     #[inline(always)]
     #[must_use]
     pub fn as_slice(&self) -> &[T] {
-        // SAFETY: `data` points to `len` initialised `T`s inside `block`,
-        // owned by `self`; the shared borrow of `self` keeps them unchanged.
+        // SAFETY: `data` points to `len` initialised `T`s, in `block` (owned
+        // by `self`) or in the storage `self` borrows uniquely for `'a`; the
+        // shared borrow of `self` keeps them unchanged.
         unsafe { std::slice::from_raw_parts(self.data, self.len) }
     }
 
@@ -140,7 +186,7 @@ impl<T: Copy, const D: usize> PrivateMem<T, D> {
         let position = self.position(item);
         // SAFETY: `position` linearises an id inside `range` (checked in
         // `position`), so it is below `range.size() == len`, and `data`
-        // holds `len` initialised values owned by `self`.
+        // holds `len` initialised values that only `self` reaches.
         unsafe { &*self.data.add(position) }
     }
 
@@ -166,7 +212,7 @@ fn foreign_item<const D: usize>(global: Id<D>, offset: Id<D>, range: Range<D>) -
     )
 }
 
-impl<T: Copy, const D: usize> Drop for PrivateMem<T, D> {
+impl<T: Copy, const D: usize> Drop for PrivateMem<'_, T, D> {
     #[inline(always)]
     fn drop(&mut self) {
         if let Some(block) = self.block.take() {
@@ -175,7 +221,7 @@ impl<T: Copy, const D: usize> Drop for PrivateMem<T, D> {
     }
 }
 
-impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<T, D> {
+impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<'_, T, D> {
     type Output = T;
     #[inline(always)]
     fn index(&self, item: SItem<D>) -> &T {
@@ -183,14 +229,14 @@ impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<T, D> {
     }
 }
 
-impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<T, D> {
+impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<'_, T, D> {
     #[inline(always)]
     fn index_mut(&mut self, item: SItem<D>) -> &mut T {
         self.at_mut(&item)
     }
 }
 
-impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<T, D> {
+impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<'_, T, D> {
     type Output = T;
     #[inline(always)]
     fn index(&self, item: &SItem<D>) -> &T {
@@ -198,14 +244,14 @@ impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<T, D> {
     }
 }
 
-impl<T: Copy, const D: usize> IndexMut<&SItem<D>> for PrivateMem<T, D> {
+impl<T: Copy, const D: usize> IndexMut<&SItem<D>> for PrivateMem<'_, T, D> {
     #[inline(always)]
     fn index_mut(&mut self, item: &SItem<D>) -> &mut T {
         self.at_mut(item)
     }
 }
 
-impl<T: Copy + fmt::Debug, const D: usize> fmt::Debug for PrivateMem<T, D> {
+impl<T: Copy + fmt::Debug, const D: usize> fmt::Debug for PrivateMem<'_, T, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PrivateMem")
             .field("range", &self.range)
@@ -218,12 +264,14 @@ impl<T: Copy + fmt::Debug, const D: usize> fmt::Debug for PrivateMem<T, D> {
 /// zero-filled (Rust cannot hand out uninitialised memory safely).
 #[inline(always)]
 #[must_use]
-pub fn private_mem_zeroed<T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>(
+pub fn private_mem_zeroed<'a, T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>(
     group: &G,
-) -> PrivateMem<T, D> {
-    PrivateMem::new(group, |data: *mut T, len| {
-        // SAFETY: `data` is the start of a buffer of at least `len` `T`s,
-        // aligned for `T`; all-zero bytes are a valid `T` (`Zeroable`).
+    storage: &'a mut PrivateStorage,
+) -> PrivateMem<'a, T, D> {
+    PrivateMem::new(group, storage, |data: *mut T, len| {
+        // SAFETY: `data` is the start of room for at least `len` `T`s
+        // (stack storage or a heap block), aligned for `T`; all-zero bytes
+        // are a valid `T` (`Zeroable`).
         unsafe { std::ptr::write_bytes(data, 0, len) }
     })
 }
@@ -231,14 +279,16 @@ pub fn private_mem_zeroed<T: Copy + Zeroable, G: ScopedGroup<D>, const D: usize>
 /// `require_private_mem::<T>(init)`: every item's value starts as `init`.
 #[inline(always)]
 #[must_use]
-pub fn private_mem_filled<T: Copy, G: ScopedGroup<D>, const D: usize>(
+pub fn private_mem_filled<'a, T: Copy, G: ScopedGroup<D>, const D: usize>(
     group: &G,
+    storage: &'a mut PrivateStorage,
     init: T,
-) -> PrivateMem<T, D> {
-    PrivateMem::new(group, |data: *mut T, len| {
+) -> PrivateMem<'a, T, D> {
+    PrivateMem::new(group, storage, |data: *mut T, len| {
         for i in 0..len {
-            // SAFETY: `i < len` and the buffer holds at least `len` `T`s,
-            // aligned for `T`; `T: Copy`, so nothing is dropped or leaked.
+            // SAFETY: `i < len` and the room (stack storage or a heap block)
+            // holds at least `len` `T`s, aligned for `T`; `T: Copy`, so
+            // nothing is dropped or leaked.
             unsafe { data.add(i).write(init) }
         }
     })
