@@ -88,7 +88,9 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
             .checked_mul(std::mem::size_of::<T>())
             .unwrap_or_else(|| panic!("private memory of {len} items overflows usize"));
         let (block, data) = if bytes <= PRIVATE_STACK_BYTES {
-            // `PrivateStorage` is aligned to 64 >= align_of::<T>().
+            // The storage has the heap blocks' alignment, which `T` fits
+            // (asserted above).
+            const { assert!(std::mem::align_of::<PrivateStorage>() == ALIGN) };
             (None, storage.0.as_mut_ptr().cast::<T>())
         } else {
             let block = arena::take(bytes);
