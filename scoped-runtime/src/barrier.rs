@@ -1,6 +1,6 @@
 //! `group_barrier` (SYCL 2020 group functions, "group_barrier").
 
-use std::sync::atomic::{compiler_fence, fence, Ordering};
+use std::sync::atomic::{fence, Ordering};
 
 use crate::group::ScopedGroup;
 use crate::memory_scope::MemoryScope;
@@ -10,8 +10,10 @@ use crate::rules::check_collective;
 /// barrier is visible to everything after it (SYCL 2020 `group_barrier(g)`),
 /// with the group's own [`FENCE_SCOPE`](ScopedGroup::FENCE_SCOPE).
 ///
-/// One thread runs a whole work group, in program order, so the barrier
-/// only has to keep the compiler from moving memory accesses across it.
+/// One thread runs a whole work group, in program order, so every item
+/// already sees the effects of the items before it: a barrier of the
+/// group's own scope needs no instruction, and the optimiser stays free
+/// to keep staged values in registers across it.
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost group.
 #[inline(always)]
@@ -38,9 +40,10 @@ pub fn group_barrier_with_scope<G: ScopedGroup<D>, const D: usize>(
     if fence_scope < G::FENCE_SCOPE {
         narrower_scope(fence_scope, G::FENCE_SCOPE);
     }
-    match fence_scope {
-        MemoryScope::Device | MemoryScope::System => fence(Ordering::SeqCst),
-        _ => compiler_fence(Ordering::SeqCst),
+    // The group's items all run on this thread: program order is the
+    // ordering they need. Only wider scopes reach other threads.
+    if matches!(fence_scope, MemoryScope::Device | MemoryScope::System) {
+        fence(Ordering::SeqCst);
     }
 }
 
