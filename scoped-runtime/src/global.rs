@@ -54,6 +54,8 @@ unsafe impl<T: Send, const D: usize> Send for ItemsMut<'_, T, D> {}
 /// group's window.
 pub struct ItemsWindow<'a, T, const D: usize = 1> {
     base: *mut T,
+    /// `base` moved to the group's first item.
+    group: *mut T,
     global_range: Range<D>,
     first: Id<D>,
     range: Range<D>,
@@ -157,14 +159,15 @@ impl<T, const D: usize> IndexMut<Id<D>> for ItemsWindow<'_, T, D> {
 }
 
 impl<T, const D: usize> ItemsWindow<'_, T, D> {
-    /// Position of `item`, found from its id in its work group: the check
+    /// Offset of `item` from the group's first item, found from its id in
+    /// its work group: the check
     /// against the window is then one the optimiser can prove from the
     /// loop that made the item, so it costs nothing in `distribute_items!`.
     #[inline(always)]
     #[track_caller]
-    fn item_position(&self, item: &SItem<D>) -> usize {
-        match item.position_in_group(self.first, self.range, self.global_range) {
-            Some(position) => position,
+    fn item_offset(&self, item: &SItem<D>) -> usize {
+        match item.offset_in_group(self.first, self.range, self.global_range) {
+            Some(offset) => offset,
             None => self.outside(item.global_id()),
         }
     }
@@ -179,10 +182,11 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
-        let position = self.item_position(&item);
-        // SAFETY: `first + local` is inside this group's window (checked
-        // above), which the slice covers and no other group reaches.
-        unsafe { &*self.base.add(position) }
+        let offset = self.item_offset(&item);
+        // SAFETY: `group` points at `first` and `first + local` is inside
+        // this group's window (checked above), which the slice covers and
+        // no other group reaches.
+        unsafe { &*self.group.add(offset) }
     }
 }
 
@@ -190,9 +194,9 @@ impl<T, const D: usize> IndexMut<SItem<D>> for ItemsWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn index_mut(&mut self, item: SItem<D>) -> &mut T {
-        let position = self.item_position(&item);
+        let offset = self.item_offset(&item);
         // SAFETY: as in `index`; `&mut self` makes the access unique.
-        unsafe { &mut *self.base.add(position) }
+        unsafe { &mut *self.group.add(offset) }
     }
 }
 
@@ -243,10 +247,14 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ItemsMut<'a, T, D> {
 
     #[inline(always)]
     unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+        let first = scale(group_id, shape.group_size);
         ItemsWindow {
             base: self.ptr,
+            // SAFETY: `first` is an item of the launch, which the slice
+            // covers (`__check`), so the pointer stays inside it.
+            group: unsafe { self.ptr.add(shape.global_range.linearize(first)) },
             global_range: shape.global_range,
-            first: scale(group_id, shape.group_size),
+            first,
             range: shape.group_size,
             _borrow: PhantomData,
         }

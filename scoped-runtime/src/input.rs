@@ -44,6 +44,8 @@ impl<'a, T, const D: usize> ItemsRef<'a, T, D> {
 #[derive(Clone, Copy)]
 pub struct ItemsRefWindow<'a, T, const D: usize = 1> {
     data: &'a [T],
+    /// `data` from the group's first item on.
+    group: &'a [T],
     global_range: Range<D>,
     first: Id<D>,
     range: Range<D>,
@@ -85,16 +87,15 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
     #[inline(always)]
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
-        let Some(position) = item.position_in_group(self.first, self.range, self.global_range)
-        else {
+        let Some(offset) = item.offset_in_group(self.first, self.range, self.global_range) else {
             outside(item.global_id(), self.global_range)
         };
-        // SAFETY: `first` is the first global id of this launch's group and
-        // `position_in_group` checked the item's local id against the
-        // group's range, so the position is that of an item of the launch,
-        // below the number of logical items, which `data` covers (checked
-        // at launch by `__check`).
-        unsafe { self.data.get_unchecked(position) }
+        // SAFETY: `group` starts at the group's first item, `first`, and
+        // `offset_in_group` checked the item's local id against the group's
+        // range, so `linearize(first) + offset` is the position of an item
+        // of the launch, below the number of logical items, which `data`
+        // covers (checked at launch by `__check`).
+        unsafe { self.group.get_unchecked(offset) }
     }
 }
 
@@ -160,10 +161,14 @@ impl<'a, T: Sync, const D: usize> LaunchArgs<D> for ItemsRef<'a, T, D> {
 
     #[inline(always)]
     unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+        let first = scale(group_id, shape.group_size);
         ItemsRefWindow {
             data: self.data,
+            // `first` is an item of the launch, which `data` covers
+            // (`__check`): the slice index is in bounds.
+            group: &self.data[shape.global_range.linearize(first)..],
             global_range: shape.global_range,
-            first: scale(group_id, shape.group_size),
+            first,
             range: shape.group_size,
         }
     }

@@ -45,16 +45,20 @@ impl<const D: usize> SItem<D> {
         self.work_group_local_id
     }
 
-    /// Row-major global position of this item, if it is one of the items
-    /// of the work group whose first global id is `first` and whose range
-    /// is `range`. Found from the item's id in its work group, so that in a
-    /// `distribute_items!` loop the check is one the optimiser can prove.
-    /// An item of another work group with a local id inside `range` (items
-    /// are `Copy`, so one can be kept from an earlier group) is refused in
-    /// debug builds only; in release builds it gets the position of the
-    /// same local id in this group, which is still inside the group.
+    /// Row-major distance, in the launch's global range, from the first
+    /// item of the work group whose first global id is `first` and whose
+    /// range is `range` to this item, if it is one of that group's items.
+    /// Found from the item's id in its work group, so that in a
+    /// `distribute_items!` loop the check is one the optimiser can prove,
+    /// and kept apart from the group's own position (which windows add to
+    /// their base pointer once per group) so that the optimiser sees
+    /// consecutive items at consecutive addresses. An item of another work
+    /// group with a local id inside `range` (items are `Copy`, so one can
+    /// be kept from an earlier group) is refused in debug builds only; in
+    /// release builds it gets the offset of the same local id in this
+    /// group, which is still inside the group.
     #[inline(always)]
-    pub(crate) fn position_in_group(
+    pub(crate) fn offset_in_group(
         &self,
         first: Id<D>,
         range: Range<D>,
@@ -64,7 +68,9 @@ impl<const D: usize> SItem<D> {
         if !range.contains(local) || (cfg!(debug_assertions) && first + local != self.global_id) {
             return None;
         }
-        Some(global_range.linearize(first + local))
+        // `linearize` is linear: this plus `linearize(first)` is
+        // `linearize(first + local)`.
+        Some(global_range.linearize(local))
     }
 
     /// Range of all logical items of the launch: number of groups times the
