@@ -12,6 +12,7 @@ use proc_macro2::Span;
 
 mod check;
 mod fuse;
+mod guard;
 mod kernel;
 mod lower;
 mod parse;

@@ -15,6 +15,9 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
     if let Some(fused) = crate::fuse::distribute_groups(inv, group) {
         return fused;
     }
+    if let Some(shortened) = crate::guard::distribute_items(inv, group) {
+        return shortened;
+    }
     let function = match (inv.kind, inv.wait) {
         (Kind::DistributeItems, false) => "distribute_items",
         (Kind::DistributeItems, true) => "distribute_items_and_wait",

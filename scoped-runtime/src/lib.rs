@@ -51,7 +51,8 @@ pub use queue::{Queue, QueueError};
 pub mod __private {
     pub use crate::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_groups_items, distribute_items,
-        distribute_items_and_wait, single_item, single_item_and_wait,
+        distribute_items_and_wait, distribute_items_below, distribute_items_below_and_wait,
+        single_item, single_item_and_wait, ItemBound, OtherBound, UsizeBound,
     };
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,

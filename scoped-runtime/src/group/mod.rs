@@ -100,6 +100,23 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[doc(hidden)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>));
 
+    /// Runs `f` for the logical items whose innermost local id is below
+    /// `bound`, in increasing linear id: in `dimension` for
+    /// `Some(dimension)`, as a linear id for `None`. `f` may be called for
+    /// more items than that (this default calls it for all), never for
+    /// fewer; callers keep their own test of the bound.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __for_each_item_below(
+        &self,
+        dimension: Option<usize>,
+        bound: usize,
+        f: impl FnMut(SItem<D>),
+    ) {
+        let _ = (dimension, bound);
+        self.__for_each_item(f);
+    }
+
     /// Runs `f` for every subgroup, in increasing group linear id.
     #[doc(hidden)]
     fn __for_each_group(&self, f: impl FnMut(Self::Subgroup));

@@ -93,6 +93,19 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     }
 
     #[inline(always)]
+    fn __for_each_item_below(
+        &self,
+        dimension: Option<usize>,
+        bound: usize,
+        f: impl FnMut(SItem<D>),
+    ) {
+        // The one item has innermost local id 0 in every dimension.
+        if bound > 0 || dimension.is_some_and(|d| d >= D) {
+            self.__for_each_item(f);
+        }
+    }
+
+    #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
         self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
     }

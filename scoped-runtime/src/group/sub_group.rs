@@ -171,6 +171,39 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __for_each_item_below(
+        &self,
+        dimension: Option<usize>,
+        bound: usize,
+        mut f: impl FnMut(SItem<D>),
+    ) {
+        // The lanes lie along the last dimension; in every other one the
+        // innermost local id is 0. The linear id is the lane.
+        let lanes = match dimension {
+            None => self.len.min(bound),
+            Some(d) if d == D - 1 => self.len.min(bound),
+            Some(d) if d < D => {
+                if bound == 0 {
+                    0
+                } else {
+                    self.len
+                }
+            }
+            Some(_) => return self.__for_each_item(f),
+        };
+        if lanes == S {
+            // Constant trip count, as in `__for_each_item`.
+            for lane in 0..S {
+                f(self.item(lane));
+            }
+        } else {
+            for lane in 0..lanes {
+                f(self.item(lane));
+            }
+        }
+    }
+
+    #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
         self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
     }

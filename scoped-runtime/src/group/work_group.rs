@@ -116,6 +116,34 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __for_each_item_below(
+        &self,
+        dimension: Option<usize>,
+        bound: usize,
+        mut f: impl FnMut(SItem<D>),
+    ) {
+        // A linear bound is a rectangle only in one dimension.
+        let dimension = match dimension {
+            None if D == 1 => 0,
+            Some(d) if d < D => d,
+            _ => return self.__for_each_item(f),
+        };
+        let (offset, global_range, local_range) =
+            (self.global_offset, self.global_range, self.local_range);
+        let mut below = local_range;
+        below[dimension] = below[dimension].min(bound);
+        for_each_id(below, |local| {
+            f(SItem::new(
+                offset + local,
+                global_range,
+                local,
+                local_range,
+                local,
+            ))
+        });
+    }
+
+    #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
         let last = self.local_range[D - 1];
         let groups = self.sub_group_range();

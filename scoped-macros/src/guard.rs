@@ -1,0 +1,483 @@
+//! Lowering shortcut: a `distribute_items!` whose body does nothing for the
+//! items at or above a bound,
+//!
+//! ```text
+//! distribute_items!(group, |idx| {
+//!     let lid = idx.innermost_local_id_dim(0);
+//!     if lid < active { scratch[lid] += scratch[lid + active]; }
+//! })
+//! ```
+//!
+//! loops only over the items below the bound
+//! (`__private::distribute_items_below`). This is the spec's tree
+//! reduction and most GPU-style code that halves an active range: the full
+//! loop would visit every item to test it, and the optimiser, which
+//! vectorises that loop with masks, then keeps the values in memory; the
+//! short loop is the one a hand-written tree has.
+//!
+//! The shape, exactly:
+//! * the closure takes the item as a plain identifier;
+//! * its body is zero or more `let`s of item queries
+//!   (`let lid = idx.innermost_local_id_dim(0);`, or a tuple of them),
+//!   then one `if` without `else`;
+//! * the condition is `lid < bound` or `bound > lid`, alone or as the first
+//!   operand of `&&`, where `lid` is `idx.innermost_local_id_dim(K)`,
+//!   `idx.local_id_dim(&group, K)` (`K` a literal, `group` the distributed
+//!   group), `idx.innermost_local_linear_id()` or
+//!   `idx.local_linear_id(&group)`, directly or through one of the `let`s;
+//! * `bound` is made of literals, paths, field accesses, casts and
+//!   arithmetic, names neither the item nor the `let`s, and every name it
+//!   uses appears in the body only where it is read as a value (an operand
+//!   of arithmetic or a comparison, a cast, an index, a range end).
+//!
+//! The items skipped are exactly those whose `if` fails before its body
+//! runs (the queries have no effects), and the bound is read once, before
+//! the loop: nothing in the body can change it, so every item would read
+//! the same value. The body keeps its `if`. A bound that is not a `usize`
+//! keeps the full loop (`__private::ItemBound`).
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned};
+use syn::visit::Visit;
+use syn::{BinOp, Expr, ExprMethodCall, Ident, Lit, Pat, Stmt, UnOp};
+
+use crate::check::{group_ident, pat_ident};
+use crate::parse::{Invocation, Kind};
+
+/// Which id the guard compares: one dimension, or the linear id.
+#[derive(Clone, Copy)]
+enum LocalId {
+    Dim(usize),
+    Linear,
+}
+
+/// The shortcut lowering of `inv`, if it has the shape described above.
+/// `inv.closure.body` is already lowered.
+pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+    if inv.kind != Kind::DistributeItems || inv.closure.inputs.len() != 1 {
+        return None;
+    }
+    let item = pat_ident(&inv.closure.inputs[0])?;
+    let group_name = group_ident(group);
+    let (lets, condition) = guarded_body(&inv.closure.body)?;
+    let mut queries: Vec<(Ident, &Expr)> = Vec::new();
+    for (pat, init) in lets {
+        bind_queries(pat, init, &item, &mut queries)?;
+    }
+    let (local_id, bound) = guard(condition, &item, group_name, &queries)?;
+    let mut names = Vec::new();
+    bound_names(bound, &mut names)?;
+    if names
+        .iter()
+        .any(|name| *name == item || queries.iter().any(|(q, _)| q == name))
+    {
+        return None;
+    }
+    if !only_read(&inv.closure.body, &names) {
+        return None;
+    }
+    let dimension = match local_id {
+        LocalId::Dim(d) => quote!(::core::option::Option::Some(#d)),
+        LocalId::Linear => quote!(::core::option::Option::None),
+    };
+    let function = if inv.wait {
+        "distribute_items_below_and_wait"
+    } else {
+        "distribute_items_below"
+    };
+    let span = inv.name.span();
+    let function = format_ident!("{}", function, span = span);
+    let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
+    let closure = &inv.closure;
+    Some(quote_spanned! {span=>
+        {
+            let #limit = {
+                #[allow(unused_imports)]
+                use ::scoped::__private::{OtherBound as _, UsizeBound as _};
+                (&::scoped::__private::ItemBound(&(#bound))).__limit()
+            };
+            ::scoped::__private::#function(&#group, #dimension, #limit, #closure)
+        }
+    })
+}
+
+/// The `let`s (pattern and value) and the `if` condition of a body that is
+/// only `let`s followed by an `if` without `else`.
+fn guarded_body(body: &Expr) -> Option<(Vec<(&Pat, &Expr)>, &Expr)> {
+    let (stmts, last) = match body {
+        Expr::Block(block) if block.label.is_none() => match block.block.stmts.split_last()? {
+            (Stmt::Expr(last, _), stmts) => (stmts, last),
+            _ => return None,
+        },
+        expr => (&[][..], expr),
+    };
+    let Expr::If(branch) = last else { return None };
+    if branch.else_branch.is_some() {
+        return None;
+    }
+    let mut lets = Vec::new();
+    for stmt in stmts {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref()?;
+        if init.diverge.is_some() {
+            return None;
+        }
+        lets.push((&local.pat, &*init.expr));
+    }
+    Some((lets, &branch.cond))
+}
+
+/// Records the names `pat` binds to item queries of `init`; `None` if
+/// `init` is anything but queries of `item`.
+fn bind_queries<'a>(
+    pat: &Pat,
+    init: &'a Expr,
+    item: &Ident,
+    queries: &mut Vec<(Ident, &'a Expr)>,
+) -> Option<()> {
+    match (pat, peel(init)) {
+        (Pat::Type(typed), _) => bind_queries(&typed.pat, init, item, queries),
+        (Pat::Wild(_), value) => query(value, item).map(|_| ()),
+        (Pat::Tuple(pats), Expr::Tuple(values)) if pats.elems.len() == values.elems.len() => {
+            for (pat, value) in pats.elems.iter().zip(&values.elems) {
+                bind_queries(pat, value, item, queries)?;
+            }
+            Some(())
+        }
+        (Pat::Ident(binding), value) if binding.subpat.is_none() && binding.by_ref.is_none() => {
+            query(value, item)?;
+            queries.push((binding.ident.clone(), value));
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// `expr` as a call of one of `SItem`'s id and range queries on `item`,
+/// whose arguments are literals or (references to) names.
+fn query<'a>(expr: &'a Expr, item: &Ident) -> Option<&'a ExprMethodCall> {
+    const QUERIES: [&str; 18] = [
+        "global_id",
+        "global_id_dim",
+        "global_linear_id",
+        "global_range",
+        "global_range_dim",
+        "global_linear_range",
+        "innermost_local_id",
+        "innermost_local_id_dim",
+        "innermost_local_linear_id",
+        "innermost_local_range",
+        "innermost_local_range_dim",
+        "innermost_local_linear_range",
+        "local_id",
+        "local_id_dim",
+        "local_linear_id",
+        "local_range",
+        "local_range_dim",
+        "local_linear_range",
+    ];
+    let Expr::MethodCall(call) = peel(expr) else {
+        return None;
+    };
+    let simple = |arg: &Expr| matches!(peel(arg), Expr::Lit(_)) || group_ident(arg).is_some();
+    let on_item = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident(item));
+    let known = QUERIES.iter().any(|q| call.method == q);
+    (on_item && known && call.turbofish.is_none() && call.args.iter().all(simple)).then_some(call)
+}
+
+/// The local id and the bound of a guard condition.
+fn guard<'a>(
+    condition: &'a Expr,
+    item: &Ident,
+    group: Option<&Ident>,
+    queries: &[(Ident, &Expr)],
+) -> Option<(LocalId, &'a Expr)> {
+    let Expr::Binary(binary) = peel(condition) else {
+        return None;
+    };
+    let (id, bound) = match binary.op {
+        BinOp::And(_) => return guard(&binary.left, item, group, queries),
+        BinOp::Lt(_) => (&*binary.left, &*binary.right),
+        BinOp::Gt(_) => (&*binary.right, &*binary.left),
+        _ => return None,
+    };
+    let id = match peel(id) {
+        Expr::Path(path) => {
+            let name = path.path.get_ident()?;
+            queries.iter().rev().find(|(q, _)| q == name)?.1
+        }
+        expr => expr,
+    };
+    Some((local_id(query(id, item)?, group)?, bound))
+}
+
+/// Which local id a query is, if it is one of the innermost group's.
+fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
+    let args: Vec<&Expr> = call.args.iter().collect();
+    let of_group = |arg: &Expr| group.is_some() && group_ident(arg) == group;
+    match (call.method.to_string().as_str(), args.as_slice()) {
+        ("innermost_local_id_dim", [d]) => Some(LocalId::Dim(literal(d)?)),
+        ("local_id_dim", [g, d]) if of_group(g) => Some(LocalId::Dim(literal(d)?)),
+        ("innermost_local_linear_id", []) => Some(LocalId::Linear),
+        ("local_linear_id", [g]) if of_group(g) => Some(LocalId::Linear),
+        _ => None,
+    }
+}
+
+/// The value of an integer literal without a suffix other than `usize`.
+fn literal(expr: &Expr) -> Option<usize> {
+    match peel(expr) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Int(int) if matches!(int.suffix(), "" | "usize") => int.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Collects the names a bound reads (the first segment of one-segment
+/// paths); `None` if the bound is not made of literals, paths, field
+/// accesses, casts and arithmetic.
+fn bound_names(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
+    match expr {
+        Expr::Lit(_) => Some(()),
+        Expr::Path(path) if path.qself.is_none() => {
+            if let Some(name) = path.path.get_ident() {
+                names.push(name.clone());
+            }
+            Some(())
+        }
+        Expr::Field(field) => bound_names(&field.base, names),
+        Expr::Paren(inner) => bound_names(&inner.expr, names),
+        Expr::Group(inner) => bound_names(&inner.expr, names),
+        Expr::Cast(cast) => bound_names(&cast.expr, names),
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => bound_names(&unary.expr, names),
+        Expr::Binary(binary) if is_arithmetic(&binary.op) => {
+            bound_names(&binary.left, names)?;
+            bound_names(&binary.right, names)
+        }
+        _ => None,
+    }
+}
+
+fn is_arithmetic(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add(_)
+            | BinOp::Sub(_)
+            | BinOp::Mul(_)
+            | BinOp::Div(_)
+            | BinOp::Rem(_)
+            | BinOp::Shl(_)
+            | BinOp::Shr(_)
+            | BinOp::BitAnd(_)
+            | BinOp::BitOr(_)
+            | BinOp::BitXor(_)
+    )
+}
+
+/// Parentheses and invisible groups around `expr` removed.
+fn peel(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => peel(&inner.expr),
+        Expr::Group(inner) => peel(&inner.expr),
+        other => other,
+    }
+}
+
+/// Whether every use of `names` in `body` only reads a value: nothing can
+/// assign it, borrow it mutably, move it or call a method on it.
+fn only_read(body: &Expr, names: &[Ident]) -> bool {
+    let mut uses = Uses {
+        names,
+        read: false,
+        ok: true,
+    };
+    uses.visit_expr(body);
+    uses.ok
+}
+
+struct Uses<'n> {
+    names: &'n [Ident],
+    /// Whether the expression being visited is in a place that reads it
+    /// as a value.
+    read: bool,
+    ok: bool,
+}
+
+impl Uses<'_> {
+    /// The name at the root of a path or field access, through parentheses.
+    fn rooted_name(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Path(path) => path
+                .path
+                .get_ident()
+                .is_some_and(|name| self.names.contains(name)),
+            Expr::Field(field) => self.rooted_name(&field.base),
+            Expr::Paren(inner) => self.rooted_name(&inner.expr),
+            Expr::Group(inner) => self.rooted_name(&inner.expr),
+            _ => false,
+        }
+    }
+
+    fn visit_as(&mut self, read: bool, expr: &Expr) {
+        let saved = std::mem::replace(&mut self.read, read);
+        self.visit_expr(expr);
+        self.read = saved;
+    }
+}
+
+impl<'ast> Visit<'ast> for Uses<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if !self.ok {
+            return;
+        }
+        if self.rooted_name(expr) {
+            self.ok &= self.read;
+            return;
+        }
+        match expr {
+            Expr::Binary(binary) if is_arithmetic(&binary.op) || is_comparison(&binary.op) => {
+                self.visit_as(true, &binary.left);
+                self.visit_as(true, &binary.right);
+            }
+            Expr::Unary(unary) if !matches!(unary.op, UnOp::Deref(_)) => {
+                self.visit_as(true, &unary.expr)
+            }
+            Expr::Cast(cast) => self.visit_as(true, &cast.expr),
+            Expr::Paren(inner) => self.visit_as(self.read, &inner.expr),
+            Expr::Index(index) => {
+                self.visit_as(false, &index.expr);
+                self.visit_as(true, &index.index);
+            }
+            Expr::Range(range) => {
+                for end in range.start.iter().chain(&range.end) {
+                    self.visit_as(true, end);
+                }
+            }
+            _ => {
+                let saved = std::mem::replace(&mut self.read, false);
+                syn::visit::visit_expr(self, expr);
+                self.read = saved;
+            }
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.ok &= !mentions(mac.tokens.clone(), self.names);
+    }
+}
+
+fn is_comparison(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) | BinOp::Eq(_) | BinOp::Ne(_)
+    )
+}
+
+/// Whether `tokens` contain one of `names`, at any depth.
+fn mentions(tokens: TokenStream, names: &[Ident]) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => names.contains(&ident),
+        TokenTree::Group(group) => mentions(group.stream(), names),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names of `bound` in `body`, as `only_read` judges them.
+    fn reads(body: &str, names: &[&str]) -> bool {
+        let body: Expr = syn::parse_str(body).unwrap();
+        let names: Vec<Ident> = names.iter().map(|n| format_ident!("{}", n)).collect();
+        only_read(&body, &names)
+    }
+
+    #[test]
+    fn reads_in_arithmetic_indices_and_ranges_are_reads() {
+        assert!(reads("{ s[l] += s[l + active]; }", &["active"]));
+        assert!(reads("{ if l < p.n { s[p.n - 1] = 0; } }", &["p"]));
+        assert!(reads(
+            "{ for k in 0..active { s[k] = (active as i32); } }",
+            &["active"]
+        ));
+        assert!(reads("{ s[active] = -x; }", &["active"]));
+    }
+
+    #[test]
+    fn writes_borrows_moves_calls_and_macros_are_not() {
+        for body in [
+            "{ active = 1; }",
+            "{ active += 1; }",
+            "{ p.n = 1; }",
+            "{ f(&mut active); }",
+            "{ f(p); }",
+            "{ let q = p; }",
+            "{ active.clone(); }",
+            "{ m!(active); }",
+            "{ let c = || active; }",
+            "{ s[l] = Foo { active }; }",
+        ] {
+            assert!(!reads(body, &["active", "p"]), "{body}");
+        }
+    }
+
+    /// The token text of the lowering of `distribute_items!(g, <closure>)`,
+    /// or `None` if it keeps the full loop.
+    fn lowered(closure: &str) -> Option<String> {
+        let inv = crate::parse::invocation(
+            Kind::DistributeItems,
+            false,
+            format_ident!("distribute_items"),
+            format!("g, {closure}").parse().unwrap(),
+        )
+        .unwrap();
+        let group: Expr = syn::parse_str("g").unwrap();
+        distribute_items(&inv, &group).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn guards_that_shorten_the_loop() {
+        let cases = [
+            ("|i| { let l = i.innermost_local_id_dim(0); if l < a { s[l] += s[l + a]; } }", "Some (0usize)"),
+            ("|i| if i.innermost_local_id_dim(1) < n / 2 { s[0] = 1; }", "Some (1usize)"),
+            ("|i| { let (r, c) = (i.innermost_local_id_dim(0), i.innermost_local_id_dim(1)); if m > c && r > 0 { s[r] = 1; } }", "Some (1usize)"),
+            ("|i| { let l = i.local_linear_id(&g); if l < 4 { s[l] = 1; } }", "None"),
+            ("|i| { let l = i.local_id_dim(g, 0); if (l < self.n) { s[l] = 1; } }", "Some (0usize)"),
+        ];
+        for (closure, dimension) in cases {
+            let lowered = lowered(closure).unwrap_or_else(|| panic!("not shortened: {closure}"));
+            assert!(lowered.contains("distribute_items_below"), "{lowered}");
+            assert!(lowered.contains(dimension), "{closure}: {lowered}");
+        }
+    }
+
+    #[test]
+    fn guards_that_keep_the_full_loop() {
+        for closure in [
+            // Something runs before the guard, or after it, or in an else.
+            "|i| { s[0] += 1; let l = i.innermost_local_id_dim(0); if l < a { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < a { s[l] = 1; } s[1] = 0; }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < a { s[l] = 1; } else { s[l] = 0; } }",
+            // The bound may change, or depends on the item, or is a call.
+            "|i| { let l = i.innermost_local_id_dim(0); if l < a { a += 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < l * 2 { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < s.len() { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < s[0] { s[l] = 1; } }",
+            // Not a local id of this group, or not a `<`.
+            "|i| { let l = i.global_id_dim(0); if l < a { s[l] = 1; } }",
+            "|i| { let l = i.local_id_dim(&outer, 0); if l < a { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l <= a { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if c && l < a { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(d); if l < a { s[l] = 1; } }",
+            // A `let` that is not a query.
+            "|i| { let l = f(i); if l < a { s[l] = 1; } }",
+        ] {
+            assert!(lowered(closure).is_none(), "shortened: {closure}");
+        }
+    }
+}
