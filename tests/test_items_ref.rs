@@ -145,3 +145,47 @@ fn group_slice_is_the_groups_items() {
     let expected: Vec<i64> = input.chunks(10).map(|c| c.iter().sum()).collect();
     assert_eq!(firsts, expected);
 }
+
+/// Reads the group's items on another thread: the window is sent there
+/// (`Send`) and shared by reference with a second one (`Sync`).
+#[kernel]
+fn sum_on_other_threads(
+    group: WorkGroup<1>,
+    input: ItemsRefWindow<'_, i64>,
+    mut sums: ChunkWindow<'_, i64>,
+) {
+    let mut items = Vec::new();
+    distribute_items!(group, |idx| items.push(idx));
+    let (moved, shared) = std::thread::scope(|s| {
+        let moved = s.spawn(move || items.iter().map(|&i| input[i]).sum::<i64>());
+        let window = &input;
+        let shared = s.spawn(move || {
+            (0..window.range()[0])
+                .map(|k| window[window.first()[0] + k])
+                .sum::<i64>()
+        });
+        (moved.join().unwrap(), shared.join().unwrap())
+    });
+    assert_eq!(moved, shared);
+    sums[2 * group.group_linear_id()] = moved;
+    sums[2 * group.group_linear_id() + 1] = shared;
+}
+
+#[test]
+fn windows_are_read_from_other_threads() {
+    let input = values(36);
+    let mut sums = vec![0i64; 6];
+    Queue::new()
+        .parallel_with(
+            3,
+            12,
+            (ItemsRef::new(&input), ChunksMut::new(&mut sums, 2)),
+            |g, (i, s)| sum_on_other_threads(g, i, s),
+        )
+        .unwrap();
+    let expected: Vec<i64> = input
+        .chunks(12)
+        .flat_map(|c| [c.iter().sum(), c.iter().sum()])
+        .collect();
+    assert_eq!(sums, expected);
+}

@@ -44,8 +44,10 @@ impl<'a, T, const D: usize> ItemsRef<'a, T, D> {
 #[derive(Clone, Copy)]
 pub struct ItemsRefWindow<'a, T, const D: usize = 1> {
     data: &'a [T],
-    /// `data` from the group's first item on.
-    group: &'a [T],
+    /// `data` moved to the group's first item. A raw pointer rather than a
+    /// subslice: with a slice the optimiser packs the sub-group lanes of a
+    /// per-lane accumulation across the lanes instead of along them.
+    group: *const T,
     global_range: Range<D>,
     first: Id<D>,
     range: Range<D>,
@@ -95,9 +97,16 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
         // range, so `linearize(first) + offset` is the position of an item
         // of the launch, below the number of logical items, which `data`
         // covers (checked at launch by `__check`).
-        unsafe { self.group.get_unchecked(offset) }
+        unsafe { &*self.group.add(offset) }
     }
 }
+
+// SAFETY: a window only reads its elements through a shared borrow of
+// `data` (the `group` pointer points into it), so it may move to and be
+// shared between threads exactly when `&[T]` may.
+unsafe impl<T: Sync, const D: usize> Send for ItemsRefWindow<'_, T, D> {}
+// SAFETY: as for `Send`.
+unsafe impl<T: Sync, const D: usize> Sync for ItemsRefWindow<'_, T, D> {}
 
 impl<T, const D: usize> Index<Id<D>> for ItemsRefWindow<'_, T, D> {
     type Output = T;
@@ -164,9 +173,9 @@ impl<'a, T: Sync, const D: usize> LaunchArgs<D> for ItemsRef<'a, T, D> {
         let first = scale(group_id, shape.group_size);
         ItemsRefWindow {
             data: self.data,
-            // `first` is an item of the launch, which `data` covers
-            // (`__check`): the slice index is in bounds.
-            group: &self.data[shape.global_range.linearize(first)..],
+            // SAFETY: `first` is an item of the launch, which `data` covers
+            // (`__check`), so the pointer stays inside `data`.
+            group: unsafe { self.data.as_ptr().add(shape.global_range.linearize(first)) },
             global_range: shape.global_range,
             first,
             range: shape.group_size,
