@@ -28,7 +28,10 @@
 //!   peer's demand fills from memory); software prefetches of the next
 //!   group's rows and other tile shapes (8×512 to 1×4096) did not help.
 //!   On top of that the tile is zero-filled and written once more by the
-//!   copies, so every point is stored three times per sweep.
+//!   copies, so every point is stored three times per sweep. Its twin, the
+//!   same tiles staged by hand in a [`HaloTile`] with `copy_from_slice`
+//!   (one task per band of tiles), is as slow or slower (`scoped`/twin
+//!   0.89–0.91): the cost is the algorithm's, not the lowering's.
 //! * peer: `par_chunks_mut` over the rows of the new grid, each row from
 //!   the three rows around it in the old one.
 //!
@@ -222,6 +225,70 @@ fn sweep_peer(old: &[f32], new: &mut [f32], n: usize) {
     });
 }
 
+/// One sweep of the twin of the 2-D tile kernel: the same algorithm by
+/// hand. Every band of [`TILE_ROWS`] rows is a task; each of its tiles is
+/// staged with its halo in a zeroed [`HaloTile`] and computed from it, the
+/// grid's boundary points copied from the tile afterwards.
+fn sweep_tiles_by_hand(old: &[f32], new: &mut [f32], n: usize) {
+    new.par_chunks_mut(TILE_ROWS * n)
+        .enumerate()
+        .for_each(|(band, rows)| {
+            let row0 = band * TILE_ROWS;
+            for col0 in (0..n).step_by(TILE_COLS) {
+                let mut tile: HaloTile = [[0.0; TILE_COLS + 2]; TILE_ROWS + 2];
+                for r in 0..TILE_ROWS {
+                    let from = &old[(row0 + r) * n + col0..][..TILE_COLS];
+                    tile[r + 1][1..=TILE_COLS].copy_from_slice(from);
+                }
+                if row0 > 0 {
+                    let above = &old[(row0 - 1) * n + col0..][..TILE_COLS];
+                    tile[0][1..=TILE_COLS].copy_from_slice(above);
+                }
+                if row0 + TILE_ROWS < n {
+                    let below = &old[(row0 + TILE_ROWS) * n + col0..][..TILE_COLS];
+                    tile[TILE_ROWS + 1][1..=TILE_COLS].copy_from_slice(below);
+                }
+                for r in 0..TILE_ROWS {
+                    let i = row0 + r;
+                    if col0 > 0 {
+                        tile[r + 1][0] = old[i * n + col0 - 1];
+                    }
+                    if col0 + TILE_COLS < n {
+                        tile[r + 1][TILE_COLS + 1] = old[i * n + col0 + TILE_COLS];
+                    }
+                }
+                for r in 0..TILE_ROWS {
+                    let out = &mut rows[r * n + col0..][..TILE_COLS];
+                    for (c, point) in out.iter_mut().enumerate() {
+                        *point = stencil(
+                            tile[r][c + 1],
+                            tile[r + 2][c + 1],
+                            tile[r + 1][c],
+                            tile[r + 1][c + 2],
+                        );
+                    }
+                }
+                let mut keep = |r: usize, c: usize| rows[r * n + col0 + c] = tile[r + 1][c + 1];
+                for c in 0..TILE_COLS {
+                    if row0 == 0 {
+                        keep(0, c);
+                    }
+                    if row0 + TILE_ROWS == n {
+                        keep(TILE_ROWS - 1, c);
+                    }
+                }
+                for r in 0..TILE_ROWS {
+                    if col0 == 0 {
+                        keep(r, 0);
+                    }
+                    if col0 + TILE_COLS == n {
+                        keep(r, TILE_COLS - 1);
+                    }
+                }
+            }
+        });
+}
+
 /// One sweep of the serial reference.
 fn sweep_reference(old: &[f32], new: &mut [f32], n: usize) {
     for i in 0..n {
@@ -341,6 +408,18 @@ impl Kernel for Jacobi {
         let n = self.n;
         let [a, b] = &mut self.peer;
         sweeps(&self.initial, a, b, |old, new| sweep_peer(old, new, n));
+    }
+
+    fn run_twin(&mut self, variant: usize) -> bool {
+        if variant != 1 {
+            return false;
+        }
+        let n = self.n;
+        let [a, b] = &mut self.peer;
+        sweeps(&self.initial, a, b, |old, new| {
+            sweep_tiles_by_hand(old, new, n)
+        });
+        true
     }
 
     fn clear(&mut self) {
