@@ -108,6 +108,11 @@ collective_macros! {
     /// `distribute_items!(group, |idx| { ... })`: runs the closure once for
     /// every logical item of `group`, in increasing linear id (scoped
     /// parallelism v2, `distribute_items`). Does not synchronise.
+    ///
+    /// A body that is only a guard on a local id of `group`,
+    /// `let lid = idx.innermost_local_id_dim(0); if lid < bound { ... }`,
+    /// loops over the items below `bound` alone; the items it skips are
+    /// those whose guard fails, so the effect is the same.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.
