@@ -231,13 +231,26 @@ fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
             let (mut scoped, mut rayon, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
             // One untimed round to wake the threads up.
             for round in 0..=runs {
-                let s = launch_overhead::time_batch(BATCH, || {
-                    launch_overhead::scoped_launch(&queue, groups)
-                });
+                let scoped_batch = || {
+                    launch_overhead::time_batch(BATCH, || {
+                        launch_overhead::scoped_launch(&queue, groups)
+                    })
+                };
                 // Entered from this thread every time, as a launch is.
-                let r = launch_overhead::time_batch(BATCH, || {
-                    pool.install(|| launch_overhead::rayon_launch(groups))
-                });
+                let rayon_batch = || {
+                    launch_overhead::time_batch(BATCH, || {
+                        pool.install(|| launch_overhead::rayon_launch(groups))
+                    })
+                };
+                // Alternating which goes first, as for the kernels: the
+                // pool that ran last may still be spinning on the cores.
+                let (s, r) = if round % 2 == 0 {
+                    let s = scoped_batch();
+                    (s, rayon_batch())
+                } else {
+                    let r = rayon_batch();
+                    (scoped_batch(), r)
+                };
                 if round > 0 {
                     scoped.push(s);
                     rayon.push(r);
