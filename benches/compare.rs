@@ -220,7 +220,13 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
 /// kernel and of rayon's empty `par_iter`, alternately.
 fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
     const BATCH: usize = 200;
-    let queue = Queue::with_threads(threads).expect("scoped queue");
+    // Both run on this one pool, entered from this thread every time: with
+    // a pool each, the idle threads of the one that ran last still spin on
+    // the cores while the other wakes up, which is most of a launch's few
+    // microseconds. (A queue's own pool is a plain rayon pool: alternated
+    // with one, it launches in the same time.) `Queue::new()` launches on
+    // the pool it is called in.
+    let queue = Queue::new();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -233,10 +239,9 @@ fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
             for round in 0..=runs {
                 let scoped_batch = || {
                     launch_overhead::time_batch(BATCH, || {
-                        launch_overhead::scoped_launch(&queue, groups)
+                        pool.install(|| launch_overhead::scoped_launch(&queue, groups))
                     })
                 };
-                // Entered from this thread every time, as a launch is.
                 let rayon_batch = || {
                     launch_overhead::time_batch(BATCH, || {
                         pool.install(|| launch_overhead::rayon_launch(groups))

@@ -162,8 +162,8 @@ impl Report {
             let _ = writeln!(
                 s,
                 "An empty kernel (work groups of one item) against \
-                 `(0..n).into_par_iter().for_each(|i| black_box(i))` on a pool of the same \
-                 size; mean per launch over batches of 200, the two alternating (each first \
+                 `(0..n).into_par_iter().for_each(|i| black_box(i))`, both entered from \
+                 the main thread into one pool of that size; mean per launch over batches of 200, the two alternating (each first \
                  every other round); times are \
                  medians of the batches, the ratio the median of the back-to-back batch \
                  ratios. Target: at most {LAUNCH_TARGET:.1}× rayon.\n"
