@@ -174,27 +174,33 @@ fn jacobi_tiles(
         // copies those of this tile, if any, so that the loop above has no
         // per-point condition.
         single_item!(group, || {
-            let mut keep = |r: usize, c: usize| {
+            boundary_points(row0, col0, n, |r, c| {
                 new[Id::new([row0 + r, col0 + c])] = tile[r + 1][c + 1];
-            };
-            for c in 0..TILE_COLS {
-                if row0 == 0 {
-                    keep(0, c);
-                }
-                if row0 + TILE_ROWS == n {
-                    keep(TILE_ROWS - 1, c);
-                }
-            }
-            for r in 0..TILE_ROWS {
-                if col0 == 0 {
-                    keep(r, 0);
-                }
-                if col0 + TILE_COLS == n {
-                    keep(r, TILE_COLS - 1);
-                }
-            }
+            });
         });
     });
+}
+
+/// Calls `keep(r, c)` for every point (row `r`, column `c`, relative to
+/// the tile) of the tile at `row0`, `col0` that lies on the boundary of the
+/// `n`×`n` grid, whose value a sweep keeps.
+fn boundary_points(row0: usize, col0: usize, n: usize, mut keep: impl FnMut(usize, usize)) {
+    for c in 0..TILE_COLS {
+        if row0 == 0 {
+            keep(0, c);
+        }
+        if row0 + TILE_ROWS == n {
+            keep(TILE_ROWS - 1, c);
+        }
+    }
+    for r in 0..TILE_ROWS {
+        if col0 == 0 {
+            keep(r, 0);
+        }
+        if col0 + TILE_COLS == n {
+            keep(r, TILE_COLS - 1);
+        }
+    }
 }
 
 /// Launches one row-band sweep of a `W`×`W` grid.
@@ -268,23 +274,9 @@ fn sweep_tiles_by_hand(old: &[f32], new: &mut [f32], n: usize) {
                         );
                     }
                 }
-                let mut keep = |r: usize, c: usize| rows[r * n + col0 + c] = tile[r + 1][c + 1];
-                for c in 0..TILE_COLS {
-                    if row0 == 0 {
-                        keep(0, c);
-                    }
-                    if row0 + TILE_ROWS == n {
-                        keep(TILE_ROWS - 1, c);
-                    }
-                }
-                for r in 0..TILE_ROWS {
-                    if col0 == 0 {
-                        keep(r, 0);
-                    }
-                    if col0 + TILE_COLS == n {
-                        keep(r, TILE_COLS - 1);
-                    }
-                }
+                boundary_points(row0, col0, n, |r, c| {
+                    rows[r * n + col0 + c] = tile[r + 1][c + 1];
+                });
             }
         });
 }

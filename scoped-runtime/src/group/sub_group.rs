@@ -103,6 +103,22 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         id
     }
 
+    /// Runs `f` for lanes `0..lanes` (at most `self.len`), with a constant
+    /// trip count when that is every lane of a full sub-group.
+    #[inline(always)]
+    fn first_lanes(&self, lanes: usize, mut f: impl FnMut(SItem<D>)) {
+        if lanes == S {
+            // Constant trip count: one iteration per SIMD lane.
+            for lane in 0..S {
+                f(self.item(lane));
+            }
+        } else {
+            for lane in 0..lanes {
+                f(self.item(lane));
+            }
+        }
+    }
+
     #[inline(always)]
     fn item(&self, lane: usize) -> SItem<D> {
         let mut local = Id::zero();
@@ -157,17 +173,8 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     }
 
     #[inline(always)]
-    fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
-        if self.len == S {
-            // Constant trip count: one iteration per SIMD lane.
-            for lane in 0..S {
-                f(self.item(lane));
-            }
-        } else {
-            for lane in 0..self.len {
-                f(self.item(lane));
-            }
-        }
+    fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {
+        self.first_lanes(self.len, f);
     }
 
     #[inline(always)]
@@ -175,7 +182,7 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
         &self,
         dimension: Option<usize>,
         bound: usize,
-        mut f: impl FnMut(SItem<D>),
+        f: impl FnMut(SItem<D>),
     ) {
         // The lanes lie along the last dimension; in every other one the
         // innermost local id is 0. The linear id is the lane.
@@ -191,16 +198,7 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
             }
             Some(_) => return self.__for_each_item(f),
         };
-        if lanes == S {
-            // Constant trip count, as in `__for_each_item`.
-            for lane in 0..S {
-                f(self.item(lane));
-            }
-        } else {
-            for lane in 0..lanes {
-                f(self.item(lane));
-            }
-        }
+        self.first_lanes(lanes, f);
     }
 
     #[inline(always)]

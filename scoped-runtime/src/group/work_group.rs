@@ -61,6 +61,23 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         range[D - 1] = range[D - 1].div_ceil(S);
         range
     }
+
+    /// Runs `f` for the items whose local ids lie in `range` (a corner of
+    /// the group's range), in increasing linear id.
+    #[inline(always)]
+    fn items_in(&self, range: Range<D>, mut f: impl FnMut(SItem<D>)) {
+        let (offset, global_range, local_range) =
+            (self.global_offset, self.global_range, self.local_range);
+        for_each_id(range, |local| {
+            f(SItem::new(
+                offset + local,
+                global_range,
+                local,
+                local_range,
+                local,
+            ))
+        });
+    }
 }
 
 impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
@@ -101,18 +118,8 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     }
 
     #[inline(always)]
-    fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
-        let (offset, global_range, local_range) =
-            (self.global_offset, self.global_range, self.local_range);
-        for_each_id(local_range, |local| {
-            f(SItem::new(
-                offset + local,
-                global_range,
-                local,
-                local_range,
-                local,
-            ))
-        });
+    fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {
+        self.items_in(self.local_range, f);
     }
 
     #[inline(always)]
@@ -120,7 +127,7 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
         &self,
         dimension: Option<usize>,
         bound: usize,
-        mut f: impl FnMut(SItem<D>),
+        f: impl FnMut(SItem<D>),
     ) {
         // A linear bound is a rectangle only in one dimension.
         let dimension = match dimension {
@@ -128,19 +135,9 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
             Some(d) if d < D => d,
             _ => return self.__for_each_item(f),
         };
-        let (offset, global_range, local_range) =
-            (self.global_offset, self.global_range, self.local_range);
-        let mut below = local_range;
+        let mut below = self.local_range;
         below[dimension] = below[dimension].min(bound);
-        for_each_id(below, |local| {
-            f(SItem::new(
-                offset + local,
-                global_range,
-                local,
-                local_range,
-                local,
-            ))
-        });
+        self.items_in(below, f);
     }
 
     #[inline(always)]
