@@ -189,30 +189,46 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
             }
         }
     }
+    // Every variant against the first one, round by round: both ran in
+    // the same round, so a slow spell of the machine affects both.
+    let mut first_ratios: Vec<Vec<f64>> = scoped_times
+        .iter()
+        .map(|times| {
+            times
+                .iter()
+                .zip(&scoped_times[0])
+                .map(|(t, first)| t.as_secs_f64() / first.as_secs_f64())
+                .collect()
+        })
+        .collect();
     let peer = median(&mut peer_times);
     let work = kernel.work();
     Ok(variants
         .iter()
+        .enumerate()
         .zip(scoped_times.iter_mut().zip(&mut ratios))
-        .zip(&mut twin_ratios)
-        .map(|((variant, (times, ratios)), twin_ratios)| {
-            let scoped = median(times);
-            let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
-            let (peer_rate, _) = work.rate(peer.as_secs_f64());
-            Row {
-                kernel: kernel.name(),
-                variant,
-                size: kernel.size(),
-                threads,
-                scoped,
-                peer,
-                scoped_rate,
-                peer_rate,
-                unit,
-                ratio: median_ratio(ratios),
-                twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
-            }
-        })
+        .zip(twin_ratios.iter_mut().zip(&mut first_ratios))
+        .map(
+            |(((v, variant), (times, ratios)), (twin_ratios, first_ratios))| {
+                let scoped = median(times);
+                let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
+                let (peer_rate, _) = work.rate(peer.as_secs_f64());
+                Row {
+                    kernel: kernel.name(),
+                    variant,
+                    size: kernel.size(),
+                    threads,
+                    scoped,
+                    peer,
+                    scoped_rate,
+                    peer_rate,
+                    unit,
+                    ratio: median_ratio(ratios),
+                    twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
+                    against_first: (v > 0).then(|| (variants[0], median_ratio(first_ratios))),
+                }
+            },
+        )
         .collect())
 }
 

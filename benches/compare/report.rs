@@ -22,6 +22,10 @@ pub(crate) struct Row {
     /// For variants with a twin (the same algorithm written by hand), the
     /// median over the rounds of `scoped` time / twin time.
     pub(crate) twin_ratio: Option<f64>,
+    /// For every variant but the kernel's first: the first variant's name
+    /// and the median over the rounds of this variant's time / the first
+    /// variant's time in the same round.
+    pub(crate) against_first: Option<(&'static str, f64)>,
 }
 
 impl Row {
@@ -74,6 +78,8 @@ pub(crate) struct Report {
 const TARGET_RATIO: f64 = 1.05;
 /// Ratio of launch overheads `scoped`/rayon to aim at.
 const LAUNCH_TARGET: f64 = 1.2;
+/// The name of the variants that subdivide with `distribute_groups!`.
+const SUB_GROUPS: &str = "sub-groups";
 /// Where the chart goes, relative to the package root.
 const CHART: &str = "benches/ratios.png";
 
@@ -157,6 +163,7 @@ impl Report {
         if let Some(line) = self.bandwidth() {
             let _ = writeln!(s, "\n{line}");
         }
+        self.sub_groups(&mut s);
         if !self.launch.is_empty() {
             let _ = writeln!(s, "\n## Launch overhead\n");
             let _ = writeln!(
@@ -190,6 +197,45 @@ impl Report {
             let _ = writeln!(s, "\n## Ratios\n\n![scoped/peer ratio per kernel]({CHART})");
         }
         s
+    }
+
+    /// The section on sub-group variants against their kernel's first
+    /// variant, if any ran.
+    fn sub_groups(&self, s: &mut String) {
+        let rows: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| r.variant == SUB_GROUPS && r.against_first.is_some())
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        let _ = writeln!(s, "\n## Sub-group SIMD\n");
+        let _ = writeln!(
+            s,
+            "Each `sub-groups` variant (`distribute_groups!` hands the items to \
+             SIMD-wide sub-groups) against the kernel's first variant, which \
+             distributes the work group's items directly: the median over the rounds \
+             of the two times measured in the same round. At most 1 means the \
+             sub-group form costs nothing: its items run in SIMD lanes as the flat \
+             loop's do. Ratios within about ±3% of 1 are noise.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| kernel | threads | against | sub-groups (ms) | sub-groups/against |"
+        );
+        let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: |");
+        for r in rows {
+            if let Some((first, ratio)) = r.against_first {
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {first} | {:.3} | {ratio:.3} |",
+                    r.kernel,
+                    r.threads,
+                    ms(r.scoped)
+                );
+            }
+        }
     }
 
     /// The triad against the best bandwidth any kernel reached, at the
