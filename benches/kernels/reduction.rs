@@ -16,17 +16,20 @@
 //!   the sum) where the peer keeps its sum in registers. Its twin, the
 //!   same staging written by hand in a `[i32; 128]`, is faster: the
 //!   optimiser sees the whole-array copy and promotes the array to
-//!   registers, while the item loop of the `scoped` version is vectorised
-//!   first and its values go through memory. The private memory is on the
-//!   stack (it fits in `PRIVATE_STACK_BYTES`), so the load loop vectorises
-//!   without overlap checks, with or without a stated size.
+//!   registers. The `scoped` staging is a slice copy too (the copy
+//!   lowering), but the values then go through `reduce_over_group`'s
+//!   SIMD fold of the private memory, whose accumulators the optimiser
+//!   re-associates into one dependent chain.
 //! * `scoped`, sub-groups: the items of each sub-group add into one
 //!   group-local accumulator per SIMD lane (`lanes[lane] += input[idx]`),
 //!   which one item sums at the end. With a constant group size the
 //!   per-sub-group loops become one vector add per sub-group.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
-//!   local memory with `distribute_items_and_wait!` (shown for reference:
-//!   it does `log2(128)` passes where the others do one). Its twin, the
+//!   local memory with `distribute_items_and_wait!` (`log2(128)` passes
+//!   where the others do one). Two lowering shortcuts bring it to the
+//!   plain sum's speed: the staging body `scratch[lid] = input[idx]`
+//!   becomes one slice copy, which the optimiser splits into registers,
+//!   and each guarded pass loops only over its active items. Its twin, the
 //!   same passes written by hand over all items with `if lid < active`,
 //!   is slower than the `scoped` version.
 //! * peer: `par_chunks(128)` zipped with the sums, `iter().sum()` each.

@@ -46,7 +46,7 @@ use crate::parse::{Invocation, Kind};
 
 /// Which id the guard compares: one dimension, or the linear id.
 #[derive(Clone, Copy)]
-enum LocalId {
+pub(crate) enum LocalId {
     Dim(usize),
     Linear,
 }
@@ -157,7 +157,7 @@ fn bind_queries<'a>(
 
 /// `expr` as a call of one of `SItem`'s id and range queries on `item`,
 /// whose arguments are literals or (references to) names.
-fn query<'a>(expr: &'a Expr, item: &Ident) -> Option<&'a ExprMethodCall> {
+pub(crate) fn query<'a>(expr: &'a Expr, item: &Ident) -> Option<&'a ExprMethodCall> {
     const QUERIES: [&str; 18] = [
         "global_id",
         "global_id_dim",
@@ -214,7 +214,7 @@ fn guard<'a>(
 }
 
 /// Which local id a query is, if it is one of the innermost group's.
-fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
+pub(crate) fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
     let args: Vec<&Expr> = call.args.iter().collect();
     let of_group = |arg: &Expr| group.is_some() && group_ident(arg) == group;
     match (call.method.to_string().as_str(), args.as_slice()) {
@@ -227,7 +227,7 @@ fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
 }
 
 /// The value of an integer literal without a suffix other than `usize`.
-fn literal(expr: &Expr) -> Option<usize> {
+pub(crate) fn literal(expr: &Expr) -> Option<usize> {
     match peel(expr) {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Int(int) if matches!(int.suffix(), "" | "usize") => int.base10_parse().ok(),
@@ -279,7 +279,7 @@ fn is_arithmetic(op: &BinOp) -> bool {
 }
 
 /// Parentheses and invisible groups around `expr` removed.
-fn peel(expr: &Expr) -> &Expr {
+pub(crate) fn peel(expr: &Expr) -> &Expr {
     match expr {
         Expr::Paren(inner) => peel(&inner.expr),
         Expr::Group(inner) => peel(&inner.expr),
@@ -429,14 +429,7 @@ mod tests {
     /// The token text of the lowering of `distribute_items!(g, <closure>)`,
     /// or `None` if it keeps the full loop.
     fn lowered(closure: &str) -> Option<String> {
-        let inv = crate::parse::invocation(
-            Kind::DistributeItems,
-            false,
-            format_ident!("distribute_items"),
-            format!("g, {closure}").parse().unwrap(),
-        )
-        .unwrap();
-        let group: Expr = syn::parse_str("g").unwrap();
+        let (inv, group) = crate::parse::distribute_items_on_g(closure);
         distribute_items(&inv, &group).map(|t| t.to_string())
     }
 

@@ -11,6 +11,7 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
+mod copy;
 mod fuse;
 mod guard;
 mod kernel;
@@ -112,7 +113,12 @@ collective_macros! {
     /// A body that is only a guard on a local id of `group`,
     /// `let lid = idx.innermost_local_id_dim(0); if lid < bound { ... }`,
     /// loops over the items below `bound` alone; the items it skips are
-    /// those whose guard fails, so the effect is the same.
+    /// those whose guard fails, so the effect is the same. A body that
+    /// stages every item's element of a per-item input in local memory,
+    /// `local[idx.innermost_local_id_dim(0)] = input[idx]`, is one slice
+    /// copy when `group` is a 1-D work group, `local` an array or slice and
+    /// `input` an `ItemsRefWindow` or `ItemsWindow`; it writes what the
+    /// loop would.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.

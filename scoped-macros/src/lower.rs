@@ -18,6 +18,9 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
     if let Some(shortened) = crate::guard::distribute_items(inv, group) {
         return shortened;
     }
+    if let Some(copy) = crate::copy::distribute_items(inv, group) {
+        return copy;
+    }
     let function = match (inv.kind, inv.wait) {
         (Kind::DistributeItems, false) => "distribute_items",
         (Kind::DistributeItems, true) => "distribute_items_and_wait",

@@ -273,3 +273,17 @@ pub(crate) fn macro_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, Token
         .parse2(mac.tokens.clone())
         .ok()
 }
+
+/// `distribute_items!(g, <closure>)` parsed, and the group `g`: what the
+/// lowering shortcuts' tests feed them.
+#[cfg(test)]
+pub(crate) fn distribute_items_on_g(closure: &str) -> (Invocation, Expr) {
+    let inv = invocation(
+        Kind::DistributeItems,
+        false,
+        quote::format_ident!("distribute_items"),
+        format!("g, {closure}").parse().unwrap(),
+    )
+    .unwrap();
+    (inv, syn::parse_str("g").unwrap())
+}

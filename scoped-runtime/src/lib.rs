@@ -24,6 +24,7 @@ mod group;
 mod id;
 mod input;
 mod item;
+mod item_copy;
 mod launch;
 mod memory;
 mod memory_scope;
@@ -53,6 +54,10 @@ pub mod __private {
         distribute_groups, distribute_groups_and_wait, distribute_groups_items, distribute_items,
         distribute_items_and_wait, distribute_items_below, distribute_items_below_and_wait,
         single_item, single_item_and_wait, ItemBound, OtherBound, UsizeBound,
+    };
+    pub use crate::item_copy::{
+        distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
+        ItemCopyPlace, LocalSlice, NoItemCopy,
     };
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,

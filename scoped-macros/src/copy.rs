@@ -1,0 +1,201 @@
+//! Lowering shortcut: a `distribute_items!` whose body stages every item's
+//! element of a per-item input in local memory,
+//!
+//! ```text
+//! distribute_items!(group, |idx| {
+//!     scratch[idx.innermost_local_id_dim(0)] = input[idx];
+//! })
+//! ```
+//!
+//! becomes one slice copy when the types allow it
+//! (`__private::ItemCopy`), and the item loop otherwise. As a loop, the
+//! optimiser cannot tell the local array from the input: it vectorises the
+//! copy behind a run-time overlap check and keeps the array in memory for
+//! whatever follows (the spec's tree reduction: 1.2–1.45× a plain sum); as
+//! a copy the array is split into registers, as in a hand-written kernel.
+//!
+//! The shape, exactly: the closure takes the item as a plain identifier,
+//! and its body is one assignment (alone or as the only statement of a
+//! block) `local[lid] = input[index]`, where
+//! * `lid` is `idx.innermost_local_id_dim(0)`, `idx.local_id_dim(&group,
+//!   0)`, `idx.innermost_local_linear_id()` or `idx.local_linear_id(&group)`
+//!   (`group` the distributed group), or the item itself (private memory:
+//!   `x[idx] = input[idx]`);
+//! * `index` is the item itself, `idx.global_id_dim(0)` or
+//!   `idx.global_linear_id()`;
+//! * `input` is a name, and `local` a place made of a name, fields and
+//!   indices that are literals or names, neither naming the item.
+//!
+//! Evaluating `local` and `input` once rather than per item is the same:
+//! the body writes only `local[lid]`, which cannot change which place
+//! `local` names. The runtime then copies only for a one-dimensional work
+//! group, an array or slice at least as long as the group and an input
+//! window (`ItemsRefWindow`, `ItemsWindow`) over this group's items, where
+//! the copy writes exactly what the loop would (private memory must be the
+//! group's own); anything else runs the loop.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote_spanned};
+use syn::{Expr, Ident, Stmt};
+
+use crate::check::{group_ident, pat_ident};
+use crate::guard::{literal, local_id, peel, query, LocalId};
+use crate::parse::{Invocation, Kind};
+
+/// The shortcut lowering of `inv`, if it has the shape described above.
+pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+    if inv.kind != Kind::DistributeItems || inv.closure.inputs.len() != 1 {
+        return None;
+    }
+    let item = pat_ident(&inv.closure.inputs[0])?;
+    let Expr::Assign(assign) = peel(single_expression(&inv.closure.body)?) else {
+        return None;
+    };
+    let (Expr::Index(to), Expr::Index(from)) = (peel(&assign.left), peel(&assign.right)) else {
+        return None;
+    };
+    let by_item = matches!(peel(&to.index), Expr::Path(path) if path.path.is_ident(&item));
+    if !by_item {
+        let lid = query(&to.index, &item)?;
+        if !matches!(
+            local_id(lid, group_ident(group))?,
+            LocalId::Dim(0) | LocalId::Linear
+        ) {
+            return None;
+        }
+    }
+    if !is_item_index(&from.index, &item) {
+        return None;
+    }
+    let input = match peel(&from.expr) {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident()?,
+        _ => return None,
+    };
+    let local = &*to.expr;
+    if *input == item || !is_place(local, &item) {
+        return None;
+    }
+    let span = inv.name.span();
+    let function = format_ident!(
+        "{}",
+        if inv.wait {
+            "distribute_items_copied_and_wait"
+        } else {
+            "distribute_items_copied"
+        },
+        span = span
+    );
+    let copied = format_ident!("__scoped_copied", span = Span::mixed_site());
+    let closure = &inv.closure;
+    Some(quote_spanned! {span=>
+        {
+            let #copied = {
+                #[allow(unused_imports)]
+                use ::scoped::__private::{CopyItems as _, ItemCopyPlace as _, NoItemCopy as _};
+                (&::scoped::__private::ItemCopy::new((#local).__item_copy_place(), &#input))
+                    .__copy_items(&#group)
+            };
+            ::scoped::__private::#function(&#group, #copied, #closure)
+        }
+    })
+}
+
+/// The closure body's one expression: the body itself, or the only
+/// statement of a block.
+fn single_expression(body: &Expr) -> Option<&Expr> {
+    match peel(body) {
+        Expr::Block(block) if block.label.is_none() => match block.block.stmts.as_slice() {
+            [Stmt::Expr(expr, _)] => Some(expr),
+            _ => None,
+        },
+        expr => Some(expr),
+    }
+}
+
+/// Whether `index` reaches the item's own element of a per-item input:
+/// the item, or its global id in a one-dimensional launch.
+fn is_item_index(index: &Expr, item: &Ident) -> bool {
+    match peel(index) {
+        Expr::Path(path) => path.path.is_ident(item),
+        expr => query(expr, item).is_some_and(|call| {
+            let args: Vec<&Expr> = call.args.iter().collect();
+            match (call.method.to_string().as_str(), args.as_slice()) {
+                ("global_id_dim", [d]) => literal(d) == Some(0),
+                ("global_linear_id", []) => true,
+                _ => false,
+            }
+        }),
+    }
+}
+
+/// Whether `expr` names a place without effects: a name other than the
+/// item, its fields, and indices that are literals or such names.
+fn is_place(expr: &Expr, item: &Ident) -> bool {
+    match peel(expr) {
+        Expr::Path(path) => {
+            path.qself.is_none() && path.path.get_ident().is_some_and(|n| n != item)
+        }
+        Expr::Field(field) => is_place(&field.base, item),
+        Expr::Index(index) => {
+            is_place(&index.expr, item)
+                && match peel(&index.index) {
+                    Expr::Lit(_) => true,
+                    Expr::Path(path) => {
+                        path.qself.is_none() && path.path.get_ident().is_some_and(|n| n != item)
+                    }
+                    _ => false,
+                }
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `distribute_items!(g, <closure>)` gets the copy lowering.
+    fn copied(closure: &str) -> bool {
+        let (inv, group) = crate::parse::distribute_items_on_g(closure);
+        distribute_items(&inv, &group).is_some_and(|t| t.to_string().contains("ItemCopy"))
+    }
+
+    #[test]
+    fn copy_bodies_are_lowered_to_the_copy() {
+        for closure in [
+            "|i| { s[i.innermost_local_id_dim(0)] = x[i]; }",
+            "|i| s[i.innermost_local_id_dim(0)] = x[i]",
+            "|i| { s[i.local_id_dim(&g, 0)] = x[i.global_id_dim(0)] }",
+            "|i| { t[r][i.local_linear_id(g)] = x[i.global_linear_id()]; }",
+            "|i| { self.t.rows[1][i.innermost_local_linear_id()] = x[i]; }",
+            "|i| { p[i] = x[i]; }",
+        ] {
+            assert!(copied(closure), "not lowered: {closure}");
+        }
+    }
+
+    #[test]
+    fn other_bodies_keep_the_item_loop() {
+        for closure in [
+            // More than the copy, or not an assignment.
+            "|i| { s[i.innermost_local_id_dim(0)] = x[i]; s[0] = 1; }",
+            "|i| { s[i.innermost_local_id_dim(0)] += x[i]; }",
+            "|i| { s[i.innermost_local_id_dim(0)] = x[i] + 1; }",
+            // Another dimension, another group, an offset.
+            "|i| { s[i.innermost_local_id_dim(1)] = x[i]; }",
+            "|i| { s[i.local_id_dim(&outer, 0)] = x[i]; }",
+            "|i| { s[i.innermost_local_id_dim(0) + 1] = x[i]; }",
+            // Not the item's own element.
+            "|i| { s[i.innermost_local_id_dim(0)] = x[0]; }",
+            "|i| { s[i.innermost_local_id_dim(0)] = x[i.global_id_dim(1)]; }",
+            "|i| { s[i.innermost_local_id_dim(0)] = x.y[i]; }",
+            // A place with effects or that names the item.
+            "|i| { s[f()][i.innermost_local_id_dim(0)] = x[i]; }",
+            "|i| { s[k + 1][i.innermost_local_id_dim(0)] = x[i]; }",
+            "|i| { i[i.innermost_local_id_dim(0)] = x[i]; }",
+            "|i| { s[i.innermost_local_id_dim(0)] = i[i]; }",
+        ] {
+            assert!(!copied(closure), "lowered: {closure}");
+        }
+    }
+}
