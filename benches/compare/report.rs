@@ -202,10 +202,11 @@ impl Report {
     /// The section on sub-group variants against their kernel's first
     /// variant, if any ran.
     fn sub_groups(&self, s: &mut String) {
-        let rows: Vec<&Row> = self
+        let rows: Vec<(&Row, &str, f64)> = self
             .rows
             .iter()
-            .filter(|r| r.variant == SUB_GROUPS && r.against_first.is_some())
+            .filter(|r| r.variant == SUB_GROUPS)
+            .filter_map(|r| r.against_first.map(|(first, ratio)| (r, first, ratio)))
             .collect();
         if rows.is_empty() {
             return;
@@ -225,16 +226,14 @@ impl Report {
             "| kernel | threads | against | sub-groups (ms) | sub-groups/against |"
         );
         let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: |");
-        for r in rows {
-            if let Some((first, ratio)) = r.against_first {
-                let _ = writeln!(
-                    s,
-                    "| {} | {} | {first} | {:.3} | {ratio:.3} |",
-                    r.kernel,
-                    r.threads,
-                    ms(r.scoped)
-                );
-            }
+        for (r, first, ratio) in rows {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {first} | {:.3} | {ratio:.3} |",
+                r.kernel,
+                r.threads,
+                ms(r.scoped)
+            );
         }
     }
 

@@ -54,8 +54,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let (Expr::Index(to), Expr::Index(from)) = (peel(&assign.left), peel(&assign.right)) else {
         return None;
     };
-    let by_item = matches!(peel(&to.index), Expr::Path(path) if path.path.is_ident(&item));
-    if !by_item {
+    if name(&to.index) != Some(&item) {
         let lid = query(&to.index, &item)?;
         if !matches!(
             local_id(lid, group_ident(group))?,
@@ -67,10 +66,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     if !is_item_index(&from.index, &item) {
         return None;
     }
-    let input = match peel(&from.expr) {
-        Expr::Path(path) if path.qself.is_none() => path.path.get_ident()?,
-        _ => return None,
-    };
+    let input = name(&from.expr)?;
     let local = &*to.expr;
     if *input == item || !is_place(local, &item) {
         return None;
@@ -116,7 +112,7 @@ fn single_expression(body: &Expr) -> Option<&Expr> {
 /// the item, or its global id in a one-dimensional launch.
 fn is_item_index(index: &Expr, item: &Ident) -> bool {
     match peel(index) {
-        Expr::Path(path) => path.path.is_ident(item),
+        Expr::Path(_) => name(index) == Some(item),
         expr => query(expr, item).is_some_and(|call| {
             let args: Vec<&Expr> = call.args.iter().collect();
             match (call.method.to_string().as_str(), args.as_slice()) {
@@ -131,22 +127,23 @@ fn is_item_index(index: &Expr, item: &Ident) -> bool {
 /// Whether `expr` names a place without effects: a name other than the
 /// item, its fields, and indices that are literals or such names.
 fn is_place(expr: &Expr, item: &Ident) -> bool {
+    let other_name = |expr| name(expr).is_some_and(|n| n != item);
     match peel(expr) {
-        Expr::Path(path) => {
-            path.qself.is_none() && path.path.get_ident().is_some_and(|n| n != item)
-        }
+        Expr::Path(_) => other_name(expr),
         Expr::Field(field) => is_place(&field.base, item),
         Expr::Index(index) => {
             is_place(&index.expr, item)
-                && match peel(&index.index) {
-                    Expr::Lit(_) => true,
-                    Expr::Path(path) => {
-                        path.qself.is_none() && path.path.get_ident().is_some_and(|n| n != item)
-                    }
-                    _ => false,
-                }
+                && (matches!(peel(&index.index), Expr::Lit(_)) || other_name(&index.index))
         }
         _ => false,
+    }
+}
+
+/// `expr` as a plain name (a one-segment path), through parentheses.
+fn name(expr: &Expr) -> Option<&Ident> {
+    match peel(expr) {
+        Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+        _ => None,
     }
 }
 

@@ -152,12 +152,14 @@ where
         let Some(local) = self.local.take() else {
             return false;
         };
+        // Arrays and slices need room for every item; private memory must
+        // be this group's own.
         let (local, owner) = local.local_slice();
-        let owned_by_group = match owner {
-            None => true,
+        let fits = match owner {
+            None => local.len() >= count,
             Some(owner) => owner == first && local.len() == count,
         };
-        if local.len() < count || !owned_by_group {
+        if !fits {
             return false;
         }
         check_collective("distribute_items!");
