@@ -22,6 +22,17 @@
 //! * `scoped`, sub-groups: the same, each block handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around a lone `distribute_items!`,
 //!   lowered to the same item loop, so the sub-group form costs nothing).
+//! * `scoped`, private: the accumulators are private memory, the form the
+//!   scoped parallelism spec has for per-item values that outlive one
+//!   `distribute_items!`. After each tile load every sub-group walks the
+//!   whole tile: a `j` loop in sub-group scope, one `distribute_items!`
+//!   per body `j`. The sub-group keeps its running sums in its own private
+//!   memory, taken from the work group's at the start of the tile and given
+//!   back at its end. A full sub-group has a constant number of items, so
+//!   its private memory is a few vectors on the stack that the optimiser
+//!   keeps in registers across the `j` loop, and its item loop is one
+//!   vector instruction per operation: the peer's loop, body `j` broadcast
+//!   to the lanes.
 //! * peer: `par_chunks_mut` over blocks of 256 bodies `i`, each block
 //!   taken 8 bodies at a time in `wide::f32x8` registers (positions and
 //!   the three accumulators), with the `j` loop over all bodies inside:
@@ -31,23 +42,33 @@
 //!   body `j` is read straight from the input arrays (256 KiB at full
 //!   size, within L2).
 //!
-//! Why blocks of `j`: accumulators that live across `distribute_items!`
-//! calls live in memory, so with one `j` per call the item loop loads and
-//! stores them at every interaction. Each interaction is a long
-//! dependency chain through `vsqrtps` and `vdivps`, and those extra loads
-//! and stores fill the FP scheduler sooner than the peer's register-only
-//! loop fills its register file: 1.13–1.16× the peer's time with ~3%
-//! fewer instructions (the same loop in plain Rust is as slow). Eight
-//! bodies per call bring it to 1.03–1.04×. The `j` loop inside the item
-//! body must be fully unrolled for the item loop around it to be the one
-//! vectorised: at 16 it is not, and the kernel runs 8× slower.
+//! Why blocks of `j` in the tiled variants: accumulators that live across
+//! work-group `distribute_items!` calls live in memory, so with one `j`
+//! per call the item loop loads and stores them at every interaction.
+//! Each interaction is a long dependency chain through `vsqrtps` and
+//! `vdivps`, and those extra loads and stores fill the FP scheduler sooner
+//! than the peer's register-only loop fills its register file: 1.13–1.16×
+//! the peer's time with ~3% fewer instructions (the same loop in plain
+//! Rust is as slow). Eight bodies per call bring it to 1.04–1.10×. The `j`
+//! loop inside the item body must be fully unrolled for the item loop
+//! around it to be the one vectorised: at 16 it is not, and the kernel
+//! runs 8× slower. The private variant has no such limit: its `j` loop is
+//! in the sub-group's scope, and its sums never leave registers within a
+//! tile.
 //!
-//! Two other ways to write the scoped kernel measured slower: per-item
-//! accumulators in private memory (13–20× the instructions: the item
-//! loop storing to private memory is not vectorised), and a lane-aware
-//! sub-group loop with one accumulator per lane in sub-group local memory
-//! (the 8 lanes are vectorised from straight-line code, and the
-//! accumulators stay scalar).
+//! Two things the private variant needs. The sums are three `f32` private
+//! memories, not one `[f32; 3]`: with the axes interleaved the optimiser
+//! packs lanes and axes together and shuffles (6× slower). And the sub-group
+//! has private memory of its own: the work group's (256 values, on the
+//! stack or, for larger groups, the heap) cannot be shown apart from the
+//! tile, so used directly in the `j` loop its sums are loaded and stored
+//! at every `j` (1.22×).
+//!
+//! Two other forms measured slower, both before item closures were
+//! always inlined: work-group private memory updated by the `J_BLOCK`
+//! item loops in group scope (13–20× the instructions: that item loop is
+//! not vectorised), and a lane-aware sub-group loop with one accumulator
+//! per lane in sub-group local memory (2.7×: the 8 lanes stayed scalar).
 //!
 //! Every version adds the interactions of body `i` in increasing `j` with
 //! the same operations, so all agree with the reference up to rounding of
@@ -209,6 +230,60 @@ fn nbody_sub_groups(
     );
 }
 
+#[kernel]
+fn nbody_private(
+    group: WorkGroup<1>,
+    ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
+) {
+    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
+    let n = x.as_slice().len();
+    memory_environment!(
+        group,
+        require_local_mem::<BodyTile>(),
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        |tile, acc_x, acc_y, acc_z| {
+            for first in (0..n).step_by(TILE) {
+                load_tile(group, tile, [x, y, z, m], first);
+                let [tx, ty, tz, tm] = &*tile;
+                distribute_groups!(group, |sub_group| {
+                    memory_environment!(
+                        sub_group,
+                        require_private_mem::<f32>(),
+                        require_private_mem::<f32>(),
+                        require_private_mem::<f32>(),
+                        |sx, sy, sz| {
+                            distribute_items!(sub_group, |idx| {
+                                let i = idx;
+                                [sx[i], sy[i], sz[i]] = [acc_x[i], acc_y[i], acc_z[i]];
+                            });
+                            for j in 0..TILE {
+                                distribute_items!(sub_group, |idx| {
+                                    let d = interaction(
+                                        x[idx], y[idx], z[idx], tx[j], ty[j], tz[j], tm[j],
+                                    );
+                                    sx[idx] += d[0];
+                                    sy[idx] += d[1];
+                                    sz[idx] += d[2];
+                                });
+                            }
+                            distribute_items!(sub_group, |idx| {
+                                let i = idx;
+                                [acc_x[i], acc_y[i], acc_z[i]] = [sx[i], sy[i], sz[i]];
+                            });
+                        }
+                    );
+                });
+                group_barrier(group);
+            }
+            distribute_items!(group, |idx| {
+                [ax[idx], ay[idx], az[idx]] = [acc_x[idx], acc_y[idx], acc_z[idx]];
+            });
+        }
+    );
+}
+
 /// The hand-written peer: rayon over blocks of `BLOCK` bodies `i`; in a
 /// block, 8 bodies at a time in `f32x8` registers, each meeting every
 /// body `j` in turn. A block whose length is not a multiple of 8 ends
@@ -340,7 +415,7 @@ impl Kernel for NBody {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["tiled", "sub-groups"]
+        &["tiled", "sub-groups", "private"]
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
@@ -359,7 +434,8 @@ impl Kernel for NBody {
         );
         let launched = match variant {
             0 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_tiled),
-            _ => queue.parallel_with(groups, GROUP_SIZE, args, nbody_sub_groups),
+            1 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_sub_groups),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, nbody_private),
         };
         launched.expect("n-body launch");
     }

@@ -82,7 +82,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         span = span
     );
     let copied = format_ident!("__scoped_copied", span = Span::mixed_site());
-    let closure = &inv.closure;
+    let closure = crate::lower::item_closure(&inv.closure);
     Some(quote_spanned! {span=>
         {
             let #copied = {

@@ -42,7 +42,7 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
     let body = &items.body;
     let span = inv.name.span();
     Some(quote_spanned! {span=>
-        ::scoped::__private::distribute_groups_items(&#group, #capture |#subgroup, #item| {
+        ::scoped::__private::distribute_groups_items(&#group, #[inline(always)] #capture |#subgroup, #item| {
             // The nested form used the subgroup's name; so does this one.
             let _ = &#subgroup_name;
             #body

@@ -88,7 +88,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let span = inv.name.span();
     let function = format_ident!("{}", function, span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
-    let closure = &inv.closure;
+    let closure = crate::lower::item_closure(&inv.closure);
     Some(quote_spanned! {span=>
         {
             let #limit = {

@@ -147,12 +147,12 @@ mod tests {
             #[inline]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
                 ::scoped::__private::distribute_groups(&group, |sub_group| {
-                    ::scoped::__private::distribute_items(&sub_group, |idx| {
+                    ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
                         data[idx.global_linear_id()] += 1;
                     });
                     ::scoped::__private::single_item(&sub_group, || {});
                 });
-                ::scoped::__private::distribute_groups_items(&group, |sub_group, idx| {
+                ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
                     let _ = &sub_group;
                     {
                         data[idx.global_linear_id()] += 1;
@@ -191,7 +191,7 @@ mod tests {
             ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , & mut __scoped_room_1 , 7)",
             "let local = & mut __scoped_memory_0 ;",
             "let private = & mut __scoped_memory_1 ;",
-            ":: scoped :: __private :: distribute_items (& group , | idx |",
+            ":: scoped :: __private :: distribute_items (& group , # [inline (always)] | idx |",
         ] {
             assert!(lowered.contains(part), "missing `{part}` in {lowered}");
         }

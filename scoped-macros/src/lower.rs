@@ -31,7 +31,20 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
         _ => return memory_environment(inv, group),
     };
     let function = format_ident!("{}", function, span = span);
+    let closure = match inv.kind {
+        Kind::DistributeItems => item_closure(closure),
+        _ => quote!(#closure),
+    };
     quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
+}
+
+/// The closure a `distribute_items!` runs once per item, marked to be
+/// always inlined: a full sub-group's item loop unrolls into one call per
+/// lane, and the optimiser maps the lanes onto SIMD instructions only once
+/// every call is inlined (left to its cost model, it keeps large bodies as
+/// eight scalar calls).
+pub(crate) fn item_closure(closure: &impl quote::ToTokens) -> TokenStream {
+    quote!(#[inline(always)] #closure)
 }
 
 /// `&g` and `g` both name the group `g`.
