@@ -106,9 +106,9 @@ impl Report {
             s,
             "Written by `{command}` ({}, median of {} runs per entry, {:.0} s in all). \
              Each kernel's `scoped` variants and its hand-written rayon peer run \
-             in one process, in rounds: each variant back to back with a run of the \
-             peer, in alternating order; the first run of each is checked against a \
-             serial reference. Sources: `benches/kernels/` (one module per kernel, \
+             in one process, on one rayon pool of the given number of threads, in \
+             rounds: each variant back to back with a run of the peer, in alternating \
+             order; the first run of each is checked against a serial reference. Sources: `benches/kernels/` (one module per kernel, \
              `scoped` and peer side by side).\n",
             if self.quick {
                 "quick mode: smaller sizes, fewer runs"
