@@ -27,8 +27,8 @@
 //!   over rows, more than the 16 registers, spills them to the stack and
 //!   reads every FMA operand from there, keeping the 16 broadcasts in
 //!   registers instead: ~52 loads per row against ~41 in the peer and
-//!   the rows form. It runs at 1.06–1.20× the peer, the rows form at
-//!   0.93–0.96×. Putting `k` outside (`for k { distribute_items!(…) }`)
+//!   the rows form. It runs at 1.08–1.29× the peer, the rows form at
+//!   0.88–0.94×. Putting `k` outside (`for k { distribute_items!(…) }`)
 //!   keeps 32 vectors of sums live across `k` and spills more (~1.6× the
 //!   instructions of this form); copying the tiles with
 //!   `distribute_items!` reads `A` and `B` through slice indexes checked
