@@ -50,6 +50,29 @@ const TILE: usize = 16;
 
 type Tile = [[f32; TILE]; TILE];
 
+/// Copies the tiles of `A` and `B` that step `k0` of the group's tile of
+/// `C` needs into local memory, row by row, then waits for all of it.
+#[group_function]
+fn load_tiles<const S: usize>(
+    group: WorkGroup<2, S>,
+    (a_tile, b_tile): (&mut Tile, &mut Tile),
+    (a, b): (&[f32], &[f32]),
+    n: usize,
+    k0: usize,
+) {
+    let row0 = group.group_id_dim(0) * TILE;
+    let col0 = group.group_id_dim(1) * TILE;
+    for r in 0..TILE {
+        group
+            .async_work_group_copy(&mut a_tile[r], &a[(row0 + r) * n + k0..], TILE)
+            .wait();
+        group
+            .async_work_group_copy(&mut b_tile[r], &b[(k0 + r) * n + col0..], TILE)
+            .wait();
+    }
+    group_barrier(group);
+}
+
 #[kernel]
 fn matmul_tiled(
     group: WorkGroup<2>,
@@ -67,19 +90,8 @@ fn matmul_tiled(
         require_local_mem::<Tile>(),
         require_local_mem::<Tile>(),
         |a_tile, b_tile, sum| {
-            let row0 = group.group_id_dim(0) * TILE;
-            let col0 = group.group_id_dim(1) * TILE;
             for step in 0..n / TILE {
-                let k0 = step * TILE;
-                for r in 0..TILE {
-                    group
-                        .async_work_group_copy(&mut a_tile[r], &a[(row0 + r) * n + k0..], TILE)
-                        .wait();
-                    group
-                        .async_work_group_copy(&mut b_tile[r], &b[(k0 + r) * n + col0..], TILE)
-                        .wait();
-                }
-                group_barrier(group);
+                load_tiles(group, (a_tile, b_tile), (a, b), n, step * TILE);
                 distribute_items_and_wait!(group, |idx| {
                     let (r, col) = (idx.innermost_local_id_dim(0), idx.innermost_local_id_dim(1));
                     let mut s = sum[r][col];
@@ -112,19 +124,8 @@ fn matmul_rows(
         require_local_mem::<Tile>(),
         require_private_mem::<f32>(),
         |a_tile, b_tile, sum| {
-            let row0 = group.group_id_dim(0) * TILE;
-            let col0 = group.group_id_dim(1) * TILE;
             for step in 0..n / TILE {
-                let k0 = step * TILE;
-                for r in 0..TILE {
-                    group
-                        .async_work_group_copy(&mut a_tile[r], &a[(row0 + r) * n + k0..], TILE)
-                        .wait();
-                    group
-                        .async_work_group_copy(&mut b_tile[r], &b[(k0 + r) * n + col0..], TILE)
-                        .wait();
-                }
-                group_barrier(group);
+                load_tiles(group, (a_tile, b_tile), (a, b), n, step * TILE);
                 distribute_groups!(group, |row| {
                     memory_environment!(row, require_private_mem::<f32>(), |s| {
                         distribute_items!(row, |idx| s[idx] = sum[idx]);
