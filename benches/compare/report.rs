@@ -108,8 +108,9 @@ impl Report {
              Each kernel's `scoped` variants and its hand-written rayon peer run \
              in one process, on one rayon pool of the given number of threads, in \
              rounds: each variant back to back with a run of the peer, in alternating \
-             order; the first run of each is checked against a serial reference. Sources: `benches/kernels/` (one module per kernel, \
-             `scoped` and peer side by side).\n",
+             order; the first run of each is checked against a serial reference. \
+             Sources: `benches/kernels/` (one module per kernel, `scoped` and peer \
+             side by side).\n",
             if self.quick {
                 "quick mode: smaller sizes, fewer runs"
             } else {

@@ -116,6 +116,7 @@ fn matmul_rows(
     n: usize,
     mut c: ItemsWindow<'_, f32, 2>,
 ) {
+    // The group shape, told to the optimiser: item loops of 16 × 16.
     assert_eq!(group.logical_local_range_dim(0), TILE);
     assert_eq!(group.logical_local_range_dim(1), TILE);
     memory_environment!(

@@ -255,8 +255,7 @@ fn nbody_private(
                         require_private_mem::<f32>(),
                         |sx, sy, sz| {
                             distribute_items!(sub_group, |idx| {
-                                let i = idx;
-                                [sx[i], sy[i], sz[i]] = [acc_x[i], acc_y[i], acc_z[i]];
+                                [sx[idx], sy[idx], sz[idx]] = [acc_x[idx], acc_y[idx], acc_z[idx]];
                             });
                             for j in 0..TILE {
                                 distribute_items!(sub_group, |idx| {
@@ -269,8 +268,7 @@ fn nbody_private(
                                 });
                             }
                             distribute_items!(sub_group, |idx| {
-                                let i = idx;
-                                [acc_x[i], acc_y[i], acc_z[i]] = [sx[i], sy[i], sz[i]];
+                                [acc_x[idx], acc_y[idx], acc_z[idx]] = [sx[idx], sy[idx], sz[idx]];
                             });
                         }
                     );

@@ -39,7 +39,7 @@ use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident, Stmt};
 
 use crate::check::{group_ident, pat_ident};
-use crate::guard::{literal, local_id, peel, query, LocalId};
+use crate::item_syntax::{literal, local_id, peel, query, LocalId};
 use crate::parse::{Invocation, Kind};
 
 /// The shortcut lowering of `inv`, if it has the shape described above.

@@ -39,17 +39,11 @@
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
-use syn::{BinOp, Expr, ExprMethodCall, Ident, Lit, Pat, Stmt, UnOp};
+use syn::{BinOp, Expr, Ident, Pat, Stmt, UnOp};
 
 use crate::check::{group_ident, pat_ident};
+use crate::item_syntax::{local_id, peel, query, LocalId};
 use crate::parse::{Invocation, Kind};
-
-/// Which id the guard compares: one dimension, or the linear id.
-#[derive(Clone, Copy)]
-pub(crate) enum LocalId {
-    Dim(usize),
-    Linear,
-}
 
 /// The shortcut lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
@@ -155,38 +149,6 @@ fn bind_queries<'a>(
     }
 }
 
-/// `expr` as a call of one of `SItem`'s id and range queries on `item`,
-/// whose arguments are literals or (references to) names.
-pub(crate) fn query<'a>(expr: &'a Expr, item: &Ident) -> Option<&'a ExprMethodCall> {
-    const QUERIES: [&str; 18] = [
-        "global_id",
-        "global_id_dim",
-        "global_linear_id",
-        "global_range",
-        "global_range_dim",
-        "global_linear_range",
-        "innermost_local_id",
-        "innermost_local_id_dim",
-        "innermost_local_linear_id",
-        "innermost_local_range",
-        "innermost_local_range_dim",
-        "innermost_local_linear_range",
-        "local_id",
-        "local_id_dim",
-        "local_linear_id",
-        "local_range",
-        "local_range_dim",
-        "local_linear_range",
-    ];
-    let Expr::MethodCall(call) = peel(expr) else {
-        return None;
-    };
-    let simple = |arg: &Expr| matches!(peel(arg), Expr::Lit(_)) || group_ident(arg).is_some();
-    let on_item = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident(item));
-    let known = QUERIES.iter().any(|q| call.method == q);
-    (on_item && known && call.turbofish.is_none() && call.args.iter().all(simple)).then_some(call)
-}
-
 /// The local id and the bound of a guard condition.
 fn guard<'a>(
     condition: &'a Expr,
@@ -211,30 +173,6 @@ fn guard<'a>(
         expr => expr,
     };
     Some((local_id(query(id, item)?, group)?, bound))
-}
-
-/// Which local id a query is, if it is one of the innermost group's.
-pub(crate) fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
-    let args: Vec<&Expr> = call.args.iter().collect();
-    let of_group = |arg: &Expr| group.is_some() && group_ident(arg) == group;
-    match (call.method.to_string().as_str(), args.as_slice()) {
-        ("innermost_local_id_dim", [d]) => Some(LocalId::Dim(literal(d)?)),
-        ("local_id_dim", [g, d]) if of_group(g) => Some(LocalId::Dim(literal(d)?)),
-        ("innermost_local_linear_id", []) => Some(LocalId::Linear),
-        ("local_linear_id", [g]) if of_group(g) => Some(LocalId::Linear),
-        _ => None,
-    }
-}
-
-/// The value of an integer literal without a suffix other than `usize`.
-pub(crate) fn literal(expr: &Expr) -> Option<usize> {
-    match peel(expr) {
-        Expr::Lit(lit) => match &lit.lit {
-            Lit::Int(int) if matches!(int.suffix(), "" | "usize") => int.base10_parse().ok(),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// Collects the names a bound reads (the first segment of one-segment
@@ -276,15 +214,6 @@ fn is_arithmetic(op: &BinOp) -> bool {
             | BinOp::BitOr(_)
             | BinOp::BitXor(_)
     )
-}
-
-/// Parentheses and invisible groups around `expr` removed.
-pub(crate) fn peel(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(inner) => peel(&inner.expr),
-        Expr::Group(inner) => peel(&inner.expr),
-        other => other,
-    }
 }
 
 /// Whether every use of `names` in `body` only reads a value: nothing can

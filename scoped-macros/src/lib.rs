@@ -14,6 +14,7 @@ mod check;
 mod copy;
 mod fuse;
 mod guard;
+mod item_syntax;
 mod kernel;
 mod lower;
 mod parse;

@@ -1,0 +1,79 @@
+//! The syntax of item queries that the lowering shortcuts (`guard.rs`,
+//! `copy.rs`) recognise in `distribute_items!` bodies: calls of `SItem`'s
+//! id queries on the item, the local ids among them, integer literals.
+
+use syn::{Expr, ExprMethodCall, Ident, Lit};
+
+use crate::check::group_ident;
+
+/// Which local id an item query names: one dimension, or the linear id.
+#[derive(Clone, Copy)]
+pub(crate) enum LocalId {
+    Dim(usize),
+    Linear,
+}
+
+/// `expr` as a call of one of `SItem`'s id and range queries on `item`,
+/// whose arguments are literals or (references to) names.
+pub(crate) fn query<'a>(expr: &'a Expr, item: &Ident) -> Option<&'a ExprMethodCall> {
+    const QUERIES: [&str; 18] = [
+        "global_id",
+        "global_id_dim",
+        "global_linear_id",
+        "global_range",
+        "global_range_dim",
+        "global_linear_range",
+        "innermost_local_id",
+        "innermost_local_id_dim",
+        "innermost_local_linear_id",
+        "innermost_local_range",
+        "innermost_local_range_dim",
+        "innermost_local_linear_range",
+        "local_id",
+        "local_id_dim",
+        "local_linear_id",
+        "local_range",
+        "local_range_dim",
+        "local_linear_range",
+    ];
+    let Expr::MethodCall(call) = peel(expr) else {
+        return None;
+    };
+    let simple = |arg: &Expr| matches!(peel(arg), Expr::Lit(_)) || group_ident(arg).is_some();
+    let on_item = matches!(peel(&call.receiver), Expr::Path(p) if p.path.is_ident(item));
+    let known = QUERIES.iter().any(|q| call.method == q);
+    (on_item && known && call.turbofish.is_none() && call.args.iter().all(simple)).then_some(call)
+}
+
+/// Which local id a query is, if it is one of the innermost group's.
+pub(crate) fn local_id(call: &ExprMethodCall, group: Option<&Ident>) -> Option<LocalId> {
+    let args: Vec<&Expr> = call.args.iter().collect();
+    let of_group = |arg: &Expr| group.is_some() && group_ident(arg) == group;
+    match (call.method.to_string().as_str(), args.as_slice()) {
+        ("innermost_local_id_dim", [d]) => Some(LocalId::Dim(literal(d)?)),
+        ("local_id_dim", [g, d]) if of_group(g) => Some(LocalId::Dim(literal(d)?)),
+        ("innermost_local_linear_id", []) => Some(LocalId::Linear),
+        ("local_linear_id", [g]) if of_group(g) => Some(LocalId::Linear),
+        _ => None,
+    }
+}
+
+/// The value of an integer literal without a suffix other than `usize`.
+pub(crate) fn literal(expr: &Expr) -> Option<usize> {
+    match peel(expr) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Int(int) if matches!(int.suffix(), "" | "usize") => int.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Parentheses and invisible groups around `expr` removed.
+pub(crate) fn peel(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => peel(&inner.expr),
+        Expr::Group(inner) => peel(&inner.expr),
+        other => other,
+    }
+}
