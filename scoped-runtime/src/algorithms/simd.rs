@@ -5,7 +5,8 @@
 //! contiguous slice, so every algorithm is a loop over a slice:
 //!
 //! * [`fold`]: `init op x0 op x1 …`, with four vector accumulators so that
-//!   the adds of consecutive vectors do not wait on each other;
+//!   the adds of consecutive vectors do not wait on each other (an empty
+//!   `asm!` keeps the optimiser from merging them back into one chain);
 //! * [`scan`]: inclusive scan; each vector is scanned in-register (log2
 //!   lanes shift-and-combine steps), then the running carry from the
 //!   previous vector is combined in;
@@ -171,7 +172,7 @@ pub(crate) fn fold<V: Lanes>(
     let mut blocks = values.chunks_exact(4 * n);
     for block in &mut blocks {
         for (k, a) in acc.iter_mut().enumerate() {
-            *a = vop(*a, V::load(&block[k * n..(k + 1) * n]));
+            *a = opaque(vop(*a, V::load(&block[k * n..(k + 1) * n])));
         }
     }
     let mut vectors = blocks.remainder().chunks_exact(n);
@@ -184,6 +185,34 @@ pub(crate) fn fold<V: Lanes>(
     }
     let total = vop(vop(acc[0], acc[1]), vop(acc[2], acc[3]));
     op(init, total.horizontal(&op))
+}
+
+/// `value`, unchanged, but opaque to the optimiser: it keeps the four
+/// accumulators of [`fold`] apart. Without it, on integers (whose adds
+/// are associative), LLVM re-associates a fully unrolled fold into one
+/// chain of dependent adds.
+#[inline(always)]
+fn opaque<V: Lanes>(value: V) -> V {
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx", not(miri)))]
+    if std::mem::size_of::<V>() == 32 {
+        use std::arch::x86_64::__m256i;
+        // SAFETY: `V` is one of the 32-byte `wide` vectors (`Lanes`), plain
+        // data like `__m256i`, and the sizes are equal (checked above).
+        let mut register: __m256i = unsafe { std::mem::transmute_copy(&value) };
+        // SAFETY: the empty template reads and writes nothing but the
+        // register it is given.
+        unsafe {
+            std::arch::asm!(
+                "/* {0} */",
+                inout(ymm_reg) register,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        // SAFETY: as above, in the other direction; every bit pattern is a
+        // valid `wide` vector.
+        return unsafe { std::mem::transmute_copy(&register) };
+    }
+    value
 }
 
 /// Scans one vector in-register: lane `i` becomes `lane 0 op … op lane i`.
@@ -340,6 +369,26 @@ mod tests {
             scan::<wide::i32x8>(5, &values, &mut got, 0, |a, b| a + b, add);
             assert_eq!(got, want, "scan, len {len}");
         }
+    }
+
+    #[test]
+    fn opaque_returns_every_lane_bit_for_bit() {
+        let bytes: [i8; 32] = std::array::from_fn(|i| (i as i8).wrapping_mul(37).wrapping_sub(100));
+        let v = wide::i8x32::new(bytes);
+        assert_eq!(opaque(v).to_array(), bytes);
+        let floats = [
+            -0.0,
+            f32::NAN,
+            f32::INFINITY,
+            1.5,
+            -3.25,
+            f32::MIN_POSITIVE,
+            7.0,
+            0.0,
+        ];
+        let got = opaque(wide::f32x8::new(floats)).to_array();
+        let bits = |lanes: [f32; 8]| lanes.map(f32::to_bits);
+        assert_eq!(bits(got), bits(floats));
     }
 
     #[test]
