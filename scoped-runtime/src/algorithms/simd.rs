@@ -198,21 +198,40 @@ fn opaque<V: Lanes>(value: V) -> V {
         use std::arch::x86_64::__m256i;
         // SAFETY: `V` is one of the 32-byte `wide` vectors (`Lanes`), plain
         // data like `__m256i`, and the sizes are equal (checked above).
-        let mut register: __m256i = unsafe { std::mem::transmute_copy(&value) };
-        // SAFETY: the empty template reads and writes nothing but the
-        // register it is given.
-        unsafe {
-            std::arch::asm!(
-                "/* {0} */",
-                inout(ymm_reg) register,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
+        let register: __m256i = unsafe { std::mem::transmute_copy(&value) };
+        // SAFETY: this crate is compiled with AVX enabled (the `cfg`
+        // above), so the CPU that runs it has AVX.
+        let register = unsafe { opaque_ymm(register) };
         // SAFETY: as above, in the other direction; every bit pattern is a
         // valid `wide` vector.
         return unsafe { std::mem::transmute_copy(&register) };
     }
     value
+}
+
+/// Passes `register` through an empty `asm!` in a `ymm` register.
+///
+/// AVX is enabled on the function itself, not only through the crate's
+/// flags: generic callers are compiled in the user's crate, whose flags may
+/// lack it (doctests are built without `RUSTFLAGS`). There the function is
+/// called rather than inlined, and still compiles.
+///
+/// # Safety
+/// The CPU must support AVX.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx", not(miri)))]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn opaque_ymm(mut register: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
+    // SAFETY: the empty template reads and writes nothing but the register
+    // it is given.
+    unsafe {
+        std::arch::asm!(
+            "/* {0} */",
+            inout(ymm_reg) register,
+            options(pure, nomem, nostack, preserves_flags),
+        );
+    }
+    register
 }
 
 /// Scans one vector in-register: lane `i` becomes `lane 0 op … op lane i`.

@@ -6,9 +6,10 @@
 //! group that thread runs, never heap-allocated), and each
 //! `require_private_mem::<T>(…)` request into a [`PrivateMem`]: one `T` per
 //! logical item of the group, on the stack too when it fits in
-//! [`PRIVATE_STACK_BYTES`], else in a per-thread heap buffer that is reused.
+//! [`PRIVATE_STACK_BYTES`], else in a heap block of its own, allocated when
+//! the environment starts and freed when it ends.
 
-mod arena;
+mod heap;
 mod local;
 mod private;
 

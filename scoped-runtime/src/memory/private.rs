@@ -7,7 +7,7 @@ use std::ops::{Index, IndexMut};
 
 use bytemuck::Zeroable;
 
-use super::arena::{self, Block, ALIGN};
+use super::heap::{Block, ALIGN};
 use crate::group::ScopedGroup;
 use crate::id::{Id, Range};
 use crate::item::SItem;
@@ -23,12 +23,15 @@ use crate::item::SItem;
 ///
 /// The values live on the stack of the thread that runs the group when
 /// they fit in [`PRIVATE_STACK_BYTES`] (4 KiB: 1024 `f32`), and otherwise in
-/// a per-thread heap buffer that later groups reuse, so a launch allocates
-/// at most once per thread, not once per group. `'a` is the borrow of the
-/// environment's stack room: the wrapper cannot outlive its environment.
+/// a heap block of their own, allocated when the environment starts and
+/// freed when it ends: a fresh allocation is memory the optimiser knows no
+/// input or output can overlap, as it knows of the stack. `'a` is the
+/// borrow of the environment's stack room: the wrapper cannot outlive its
+/// environment.
 pub struct PrivateMem<'a, T: Copy, const D: usize> {
-    /// The heap buffer, when the values did not fit on the stack.
-    block: Option<Block>,
+    /// The heap block, when the values did not fit on the stack; freed
+    /// with the wrapper.
+    _block: Option<Block>,
     data: *mut T,
     offset: Id<D>,
     /// Id of the group's first item relative to its work group.
@@ -40,7 +43,7 @@ pub struct PrivateMem<'a, T: Copy, const D: usize> {
 }
 
 /// Bytes of private memory a request keeps on the stack; larger requests
-/// use a per-thread heap buffer.
+/// allocate a heap block per environment.
 pub const PRIVATE_STACK_BYTES: usize = 4096;
 
 /// Stack room for one private memory request, made by `memory_environment!`
@@ -93,13 +96,13 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
             const { assert!(std::mem::align_of::<PrivateStorage>() == ALIGN) };
             (None, storage.0.as_mut_ptr().cast::<T>())
         } else {
-            let block = arena::take(bytes);
+            let block = Block::new(bytes);
             let data = block.as_ptr().cast::<T>();
             (Some(block), data)
         };
         init(data, len);
         Self {
-            block,
+            _block: block,
             data,
             offset: group.__global_offset(),
             first: group.__work_group_local_offset(),
@@ -212,15 +215,6 @@ fn foreign_item<const D: usize>(global: Id<D>, offset: Id<D>, range: Range<D>) -
         "private memory: item with global id {global} is not in the group whose items \
          start at global id {offset} with range {range}"
     )
-}
-
-impl<T: Copy, const D: usize> Drop for PrivateMem<'_, T, D> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        if let Some(block) = self.block.take() {
-            arena::give(block);
-        }
-    }
 }
 
 impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<'_, T, D> {
