@@ -140,7 +140,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
     for (v, variant) in variants.iter().enumerate() {
         kernel.clear();
         pool.install(|| kernel.run_scoped(&queue, v));
-        if let Err(e) = kernel.check_scoped() {
+        if let Err(e) = kernel.check() {
             errors.push(format!(
                 "{} (scoped, {variant}, {threads} threads): {e}",
                 kernel.name()
@@ -149,7 +149,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
     }
     kernel.clear();
     pool.install(|| kernel.run_peer());
-    if let Err(e) = kernel.check_peer() {
+    if let Err(e) = kernel.check() {
         errors.push(format!("{} (peer, {threads} threads): {e}", kernel.name()));
     }
     let mut has_twin = Vec::with_capacity(variants.len());
@@ -157,7 +157,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
         kernel.clear();
         let ran = pool.install(|| kernel.run_twin(v));
         if ran {
-            if let Err(e) = kernel.check_peer() {
+            if let Err(e) = kernel.check() {
                 errors.push(format!(
                     "{} (twin of {variant}, {threads} threads): {e}",
                     kernel.name()

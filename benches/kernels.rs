@@ -57,7 +57,7 @@ fn bench_kernels(c: &mut Criterion) {
                 kernel.clear();
                 kernel.run_scoped(&queue, v);
                 kernel
-                    .check_scoped()
+                    .check()
                     .unwrap_or_else(|e| panic!("{} scoped {variant}: {e}", entry.name));
                 group.bench_function(
                     BenchmarkId::new(format!("scoped {variant}"), threads),
@@ -67,7 +67,7 @@ fn bench_kernels(c: &mut Criterion) {
             kernel.clear();
             pool.install(|| kernel.run_peer());
             kernel
-                .check_peer()
+                .check()
                 .unwrap_or_else(|e| panic!("{} peer: {e}", entry.name));
             group.bench_function(BenchmarkId::new("rayon peer", threads), |b| {
                 b.iter(|| pool.install(|| kernel.run_peer()))

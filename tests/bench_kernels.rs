@@ -2,9 +2,8 @@
 //! tiny test sizes ([`Scale::Test`]): every `scoped` variant of every
 //! kernel on two threads and on one, and the kernel's rayon peer on pools
 //! of the same sizes, each compared with the kernel's serial reference by
-//! its own `check_scoped` / `check_peer`. The benchmark runners check the
-//! same way before timing; this keeps the kernels checked between
-//! benchmark runs.
+//! its `check`. The benchmark runners check the same way before timing;
+//! this keeps the kernels checked between benchmark runs.
 //!
 //! The launch-overhead kernel is not here: it is an empty kernel with no
 //! output to compare, only timed.
@@ -82,12 +81,8 @@ fn check_kernel(name: &str) {
     // The checks below rely on `clear` leaving outputs that fail them.
     kernel.clear();
     assert!(
-        kernel.check_scoped().is_err(),
-        "{name}: the scoped output passes its check right after clear()"
-    );
-    assert!(
-        kernel.check_peer().is_err(),
-        "{name}: the peer output passes its check right after clear()"
+        kernel.check().is_err(),
+        "{name}: the output passes its check right after clear()"
     );
 
     let mut failures = Vec::new();
@@ -106,19 +101,16 @@ fn check_kernel(name: &str) {
                 ),
                 kernel,
                 |k| k.run_scoped(&queue, v),
-                |k| k.check_scoped(),
+                |k| k.check(),
             ));
-            // A variant's hand-written twin, if it has one, writes the
-            // peer's outputs.
+            // A variant's hand-written twin, if it has one.
             let what = format!("{name}, twin of `{variant}`, {}", thread_count(threads));
             kernel.clear();
             match catch_unwind(AssertUnwindSafe(|| pool.install(|| kernel.run_twin(v)))) {
                 Err(payload) => {
                     failures.push(format!("{what}: panicked: {}", panic_message(&*payload)));
                 }
-                Ok(true) => {
-                    failures.extend(kernel.check_peer().err().map(|e| format!("{what}: {e}")))
-                }
+                Ok(true) => failures.extend(kernel.check().err().map(|e| format!("{what}: {e}"))),
                 Ok(false) => {}
             }
         }
@@ -126,7 +118,7 @@ fn check_kernel(name: &str) {
             &format!("{name}, peer, {}", thread_count(threads)),
             kernel,
             |k| pool.install(|| k.run_peer()),
-            |k| k.check_peer(),
+            |k| k.check(),
         ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

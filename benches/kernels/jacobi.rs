@@ -421,11 +421,7 @@ impl Kernel for Jacobi {
         }
     }
 
-    fn check_scoped(&self) -> Result<(), String> {
-        check_equal("grid", Self::result(&self.grids), &self.reference)
-    }
-
-    fn check_peer(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), String> {
         check_equal("grid", Self::result(&self.grids), &self.reference)
     }
 }

@@ -327,8 +327,8 @@ fn nbody_reference(body: [&[f32]; 4], i: usize) -> [f32; 3] {
 
 pub(crate) struct NBody {
     body: [Vec<f32>; 4],
-    scoped: [Vec<f32>; 3],
-    peer: [Vec<f32>; 3],
+    /// Written by every version (see [`Kernel`]).
+    output: [Vec<f32>; 3],
     /// Reference accelerations of every `SAMPLE_STRIDE`-th body, per axis.
     reference: [Vec<f32>; 3],
 }
@@ -356,8 +356,7 @@ impl NBody {
         }
         Self {
             body,
-            scoped: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
-            peer: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            output: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
             reference,
         }
     }
@@ -405,7 +404,7 @@ impl Kernel for NBody {
             &self.body[3],
         ];
         let groups = self.len() / GROUP_SIZE;
-        let [ax, ay, az] = &mut self.scoped;
+        let [ax, ay, az] = &mut self.output;
         let [x, y, z, m] = body.map(ItemsRef::new);
         let args = (
             (x, y, z, m),
@@ -426,21 +425,17 @@ impl Kernel for NBody {
             &self.body[2],
             &self.body[3],
         ];
-        let [ax, ay, az] = &mut self.peer;
+        let [ax, ay, az] = &mut self.output;
         nbody_peer(body, [ax, ay, az]);
     }
 
     fn clear(&mut self) {
-        for v in self.scoped.iter_mut().chain(&mut self.peer) {
+        for v in &mut self.output {
             v.fill(f32::NAN);
         }
     }
 
-    fn check_scoped(&self) -> Result<(), String> {
-        self.check(&self.scoped)
-    }
-
-    fn check_peer(&self) -> Result<(), String> {
-        self.check(&self.peer)
+    fn check(&self) -> Result<(), String> {
+        self.check(&self.output)
     }
 }

@@ -151,8 +151,8 @@ fn prefix_sum_reference(input: &[i32]) -> Vec<i32> {
 
 pub(crate) struct PrefixSum {
     input: Vec<i32>,
-    scoped: Vec<i32>,
-    peer: Vec<i32>,
+    /// Written by every version (see [`Kernel`]).
+    output: Vec<i32>,
     totals: Vec<i32>,
     reference: Vec<i32>,
 }
@@ -169,8 +169,7 @@ impl PrefixSum {
         let reference = prefix_sum_reference(&input);
         Self {
             input,
-            scoped: vec![0; n],
-            peer: vec![0; n],
+            output: vec![0; n],
             totals: vec![0; n / GROUP_SIZE],
             reference,
         }
@@ -198,7 +197,7 @@ impl Kernel for PrefixSum {
         let groups = self.totals.len();
         let args = (
             ItemsRef::new(&self.input),
-            ItemsMut::new(&mut self.scoped),
+            ItemsMut::new(&mut self.output),
             ChunksMut::new(&mut self.totals, 1),
         );
         match variant {
@@ -208,7 +207,7 @@ impl Kernel for PrefixSum {
         .expect("prefix sum launch (scans)");
         totals_to_carries(&mut self.totals);
         let carries = &self.totals;
-        let out = ItemsMut::new(&mut self.scoped);
+        let out = ItemsMut::new(&mut self.output);
         match variant {
             0 => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
                 add_carries_flat(g, carries, w)
@@ -221,19 +220,14 @@ impl Kernel for PrefixSum {
     }
 
     fn run_peer(&mut self) {
-        prefix_sum_peer(&self.input, &mut self.peer, &mut self.totals);
+        prefix_sum_peer(&self.input, &mut self.output, &mut self.totals);
     }
 
     fn clear(&mut self) {
-        self.scoped.fill(i32::MIN);
-        self.peer.fill(i32::MIN);
+        self.output.fill(i32::MIN);
     }
 
-    fn check_scoped(&self) -> Result<(), String> {
-        check_equal("prefix sums", &self.scoped, &self.reference)
-    }
-
-    fn check_peer(&self) -> Result<(), String> {
-        check_equal("prefix sums", &self.peer, &self.reference)
+    fn check(&self) -> Result<(), String> {
+        check_equal("prefix sums", &self.output, &self.reference)
     }
 }

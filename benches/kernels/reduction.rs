@@ -165,8 +165,8 @@ fn reduce_reference(input: &[i32]) -> Vec<i32> {
 
 pub(crate) struct Reduction {
     input: Vec<i32>,
-    scoped: Vec<i32>,
-    peer: Vec<i32>,
+    /// Written by every version (see [`Kernel`]).
+    output: Vec<i32>,
     reference: Vec<i32>,
 }
 
@@ -183,8 +183,7 @@ impl Reduction {
         let groups = n / GROUP_SIZE;
         Self {
             input,
-            scoped: vec![0; groups],
-            peer: vec![0; groups],
+            output: vec![0; groups],
             reference,
         }
     }
@@ -200,7 +199,7 @@ impl Kernel for Reduction {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes(((self.input.len() + self.scoped.len()) * 4) as f64)
+        Work::Bytes(((self.input.len() + self.output.len()) * 4) as f64)
     }
 
     fn variants(&self) -> &'static [&'static str] {
@@ -208,10 +207,10 @@ impl Kernel for Reduction {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let groups = self.scoped.len();
+        let groups = self.output.len();
         let args = (
             ItemsRef::new(&self.input),
-            ChunksMut::new(&mut self.scoped, 1),
+            ChunksMut::new(&mut self.output, 1),
         );
         let launched = match variant {
             0 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_flat),
@@ -223,28 +222,23 @@ impl Kernel for Reduction {
     }
 
     fn run_peer(&mut self) {
-        reduce_peer(&self.input, &mut self.peer);
+        reduce_peer(&self.input, &mut self.output);
     }
 
     fn run_twin(&mut self, variant: usize) -> bool {
         match variant {
-            1 => reduce_staged_by_hand(&self.input, &mut self.peer),
-            3 => reduce_tree_by_hand(&self.input, &mut self.peer),
+            1 => reduce_staged_by_hand(&self.input, &mut self.output),
+            3 => reduce_tree_by_hand(&self.input, &mut self.output),
             _ => return false,
         }
         true
     }
 
     fn clear(&mut self) {
-        self.scoped.fill(i32::MIN);
-        self.peer.fill(i32::MIN);
+        self.output.fill(i32::MIN);
     }
 
-    fn check_scoped(&self) -> Result<(), String> {
-        check_equal("group sums", &self.scoped, &self.reference)
-    }
-
-    fn check_peer(&self) -> Result<(), String> {
-        check_equal("group sums", &self.peer, &self.reference)
+    fn check(&self) -> Result<(), String> {
+        check_equal("group sums", &self.output, &self.reference)
     }
 }
