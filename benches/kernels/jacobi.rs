@@ -325,9 +325,7 @@ fn sweeps<'a>(
 pub(crate) struct Jacobi {
     n: usize,
     initial: Vec<f32>,
-    /// The two grids every version sweeps between, the `scoped` one and
-    /// its peer alike: with a pair each, where the operating system placed
-    /// each pair moved the ratio by up to ±8% from one process to the next.
+    /// The two grids every version sweeps between (see [`Kernel`]).
     grids: [Vec<f32>; 2],
     reference: Vec<f32>,
 }
