@@ -18,6 +18,8 @@
 
 #[path = "kernels/mod.rs"]
 mod kernels;
+#[path = "compare/order.rs"]
+mod order;
 #[path = "compare/report.rs"]
 mod report;
 
@@ -25,7 +27,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use kernels::{launch_overhead, Kernel, Scale};
-use report::{LaunchRow, Report, Row};
+use order::shuffled;
+use report::{AgainstFirst, LaunchRow, Report, Row};
 use scoped::Queue;
 
 struct Options {
@@ -172,12 +175,23 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
 
     // Every variant runs back to back with the peer, in alternating order,
     // so each ratio compares two runs under the same machine conditions.
-    let mut scoped_times = vec![Vec::with_capacity(runs); variants.len()];
+    // Kernels with a sub-group variant also run their first variant a
+    // second time in every round (slot `variants.len()`), paired the same
+    // way: that copy against the first is the noise floor of the
+    // sub-groups/first comparison, measured in the same rounds.
+    let control = variants.contains(&report::SUB_GROUPS);
+    let slots = variants.len() + usize::from(control);
+    let mut scoped_times = vec![Vec::with_capacity(runs); slots];
     let mut ratios = vec![Vec::with_capacity(runs); variants.len()];
     let mut twin_ratios = vec![Vec::with_capacity(runs); variants.len()];
-    let mut peer_times = Vec::with_capacity(runs * variants.len());
+    let mut peer_times = Vec::with_capacity(runs * slots);
     for round in 0..runs {
-        for v in 0..variants.len() {
+        // A fresh order every two rounds (each order once with the peer
+        // first, once after it), so that no variant always runs after the
+        // same one: with one fixed order, the same kernel run in the first
+        // and in the third place measured up to 1% apart over 301 rounds.
+        for slot in shuffled(slots, round / 2) {
+            let v = if slot < variants.len() { slot } else { 0 };
             let (scoped, peer) = if round % 2 == 0 {
                 let scoped = timed(|| pool.install(|| kernel.run_scoped(&queue, v)));
                 (scoped, timed(|| pool.install(|| kernel.run_peer())))
@@ -188,8 +202,11 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
                     peer,
                 )
             };
-            scoped_times[v].push(scoped);
+            scoped_times[slot].push(scoped);
             peer_times.push(peer);
+            if slot == variants.len() {
+                continue;
+            }
             ratios[v].push(scoped.as_secs_f64() / peer.as_secs_f64());
             if has_twin[v] {
                 // The twin runs right after the scoped run's partner.
@@ -200,8 +217,9 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
             }
         }
     }
-    // Every variant against the first one, round by round: both ran in
-    // the same round, so a slow spell of the machine affects both.
+    // Every variant (and the control) against the first one, round by
+    // round: both ran in the same round, so a slow spell of the machine
+    // affects both.
     let mut first_ratios: Vec<Vec<f64>> = scoped_times
         .iter()
         .map(|times| {
@@ -212,6 +230,7 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
                 .collect()
         })
         .collect();
+    let first_again = control.then(|| median_ratio(&mut first_ratios[variants.len()]));
     let peer = median(&mut peer_times);
     let work = kernel.work();
     Ok(variants
@@ -236,7 +255,11 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
                     unit,
                     ratio: median_ratio(ratios),
                     twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
-                    against_first: (v > 0).then(|| (variants[0], median_ratio(first_ratios))),
+                    against_first: (v > 0).then(|| AgainstFirst {
+                        first: variants[0],
+                        ratio: median_ratio(first_ratios),
+                        first_again,
+                    }),
                 }
             },
         )

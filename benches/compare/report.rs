@@ -22,10 +22,23 @@ pub(crate) struct Row {
     /// For variants with a twin (the same algorithm written by hand), the
     /// median over the rounds of `scoped` time / twin time.
     pub(crate) twin_ratio: Option<f64>,
-    /// For every variant but the kernel's first: the first variant's name
-    /// and the median over the rounds of this variant's time / the first
+    /// For every variant but the kernel's first: how it compares with the
+    /// first variant in the same rounds.
+    pub(crate) against_first: Option<AgainstFirst>,
+}
+
+/// A variant against its kernel's first variant, round by round.
+#[derive(Clone, Copy)]
+pub(crate) struct AgainstFirst {
+    /// The first variant's name.
+    pub(crate) first: &'static str,
+    /// Median over the rounds of this variant's time / the first
     /// variant's time in the same round.
-    pub(crate) against_first: Option<(&'static str, f64)>,
+    pub(crate) ratio: f64,
+    /// For kernels with a sub-group variant: the same median for a second
+    /// run of the first variant in every round, the noise floor of
+    /// `ratio` (1 but for noise).
+    pub(crate) first_again: Option<f64>,
 }
 
 impl Row {
@@ -79,7 +92,7 @@ const TARGET_RATIO: f64 = 1.05;
 /// Ratio of launch overheads `scoped`/rayon to aim at.
 const LAUNCH_TARGET: f64 = 1.2;
 /// The name of the variants that subdivide with `distribute_groups!`.
-const SUB_GROUPS: &str = "sub-groups";
+pub(crate) const SUB_GROUPS: &str = "sub-groups";
 /// Where the chart goes, relative to the package root.
 const CHART: &str = "benches/ratios.png";
 
@@ -107,8 +120,10 @@ impl Report {
             "Written by `{command}` ({}, median of {} runs per entry, {:.0} s in all). \
              Each kernel's `scoped` variants and its hand-written rayon peer run \
              in one process, on one rayon pool of the given number of threads, in \
-             rounds: each variant back to back with a run of the peer, in alternating \
-             order; the first run of each is checked against a serial reference. \
+             rounds: each variant back to back with a run of the peer (the peer \
+             first in every other round), the variants in a new shuffled order \
+             every two rounds; the first run of each is checked against a serial \
+             reference. \
              Sources: `benches/kernels/` (one module per kernel, `scoped` and peer \
              side by side).\n",
             if self.quick {
@@ -203,11 +218,11 @@ impl Report {
     /// The section on sub-group variants against their kernel's first
     /// variant, if any ran.
     fn sub_groups(&self, s: &mut String) {
-        let rows: Vec<(&Row, &str, f64)> = self
+        let rows: Vec<(&Row, AgainstFirst)> = self
             .rows
             .iter()
             .filter(|r| r.variant == SUB_GROUPS)
-            .filter_map(|r| r.against_first.map(|(first, ratio)| (r, first, ratio)))
+            .filter_map(|r| r.against_first.map(|against| (r, against)))
             .collect();
         if rows.is_empty() {
             return;
@@ -220,20 +235,28 @@ impl Report {
              distributes the work group's items directly: the median over the rounds \
              of the two times measured in the same round. At most 1 means the \
              sub-group form costs nothing: its items run in SIMD lanes as the flat \
-             loop's do. Ratios within about ±3% of 1 are noise.\n"
+             loop's do. The first variant also runs a second time in every round; \
+             that run against the first (`again/first`) would be 1 but for noise, \
+             so it shows how far from 1 a ratio in the same row can stray by \
+             chance.\n"
         );
         let _ = writeln!(
             s,
-            "| kernel | threads | against | sub-groups (ms) | sub-groups/against |"
+            "| kernel | threads | against | sub-groups (ms) | sub-groups/against | again/first |"
         );
-        let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: |");
-        for (r, first, ratio) in rows {
+        let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: | ---: |");
+        for (r, against) in rows {
+            let again = against
+                .first_again
+                .map_or(String::new(), |a| format!("{a:.3}"));
             let _ = writeln!(
                 s,
-                "| {} | {} | {first} | {:.3} | {ratio:.3} |",
+                "| {} | {} | {} | {:.3} | {:.3} | {again} |",
                 r.kernel,
                 r.threads,
-                ms(r.scoped)
+                against.first,
+                ms(r.scoped),
+                against.ratio
             );
         }
     }

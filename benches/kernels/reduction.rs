@@ -25,10 +25,10 @@
 //!   optimiser unrolls the sub-group loops and sums all 128 elements as
 //!   one tree: the flat loop's 16 vector loads and 15 adds, in 4 more
 //!   instructions (the tree's first level loads 8 vectors where the flat
-//!   loop's 4 accumulators load 4). At one thread it measures 0–5% slower
-//!   than the flat variant, which is itself faster than the peer (see
-//!   ARCHITECTURE.md on what was ruled out); the same lanes written by
-//!   hand with rayon are 1.2× the peer.
+//!   loop's 4 accumulators load 4). At one thread it takes 1.02–1.03×
+//!   the flat variant's time over 301 rounds (see ARCHITECTURE.md on what
+//!   was ruled out); the same lanes written by hand with rayon are 1.2×
+//!   the peer.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (`log2(128)` passes
 //!   where the others do one). Two lowering shortcuts bring it to the
