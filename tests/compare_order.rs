@@ -1,54 +1,58 @@
 //! The comparison runner's variant order (`benches/compare/order.rs`):
-//! every round runs each variant once, and the orders vary, so that no
-//! variant always runs after the same one.
+//! every round runs each variant once, and over a cycle of rounds every
+//! variant takes every place and follows every other variant equally
+//! often, counted here serially.
 
 #[path = "../benches/compare/order.rs"]
 mod order;
 
-use order::shuffled;
+use order::{balanced_order, cycle_len};
 
 #[test]
 fn every_order_is_a_permutation() {
-    for n in 0..8 {
-        for seed in 0..50 {
-            let mut order = shuffled(n, seed);
+    for n in 0..9 {
+        for round in 0..3 * cycle_len(n.max(1)) {
+            let mut order = balanced_order(n, round);
             order.sort_unstable();
-            assert_eq!(order, (0..n).collect::<Vec<_>>(), "n = {n}, seed = {seed}");
+            assert_eq!(order, (0..n).collect::<Vec<_>>(), "n = {n}, round {round}");
         }
     }
 }
 
 #[test]
-fn orders_are_fixed_by_the_seed() {
-    assert_eq!(shuffled(5, 7), shuffled(5, 7));
+fn the_first_row_is_williams_s() {
+    assert_eq!(balanced_order(4, 0), [0, 1, 3, 2]);
+    assert_eq!(balanced_order(5, 0), [0, 1, 4, 2, 3]);
+    assert_eq!(balanced_order(5, 1), [1, 2, 0, 3, 4]);
+    assert_eq!(balanced_order(5, 5), [3, 2, 4, 1, 0]);
 }
 
-/// Over many seeds, every variant follows every other one, and each
-/// takes every place: a serial count of the predecessor pairs.
 #[test]
-fn every_variant_follows_every_other() {
-    let n = 5;
-    let mut follows = vec![vec![0usize; n]; n];
-    let mut places = vec![vec![0usize; n]; n];
-    for seed in 0..200 {
-        let order = shuffled(n, seed);
-        for (place, &v) in order.iter().enumerate() {
-            places[v][place] += 1;
+fn a_cycle_balances_places_and_predecessors() {
+    for n in 2..9 {
+        let rows = cycle_len(n);
+        let mut places = vec![vec![0usize; n]; n];
+        let mut follows = vec![vec![0usize; n]; n];
+        for round in 0..rows {
+            let order = balanced_order(n, round);
+            for (place, &v) in order.iter().enumerate() {
+                places[v][place] += 1;
+            }
+            for pair in order.windows(2) {
+                follows[pair[1]][pair[0]] += 1;
+            }
         }
-        for pair in order.windows(2) {
-            follows[pair[1]][pair[0]] += 1;
-        }
-    }
-    for v in 0..n {
-        for other in (0..n).filter(|&o| o != v) {
-            assert!(follows[v][other] > 0, "{v} never ran after {other}");
-        }
-        for (place, &count) in places[v].iter().enumerate() {
-            // 200 orders over 5 places: 40 each on average.
+        let per_place = rows / n;
+        let per_pair = rows / n;
+        for v in 0..n {
             assert!(
-                (15..=70).contains(&count),
-                "{v} in place {place}: {count} times"
+                places[v].iter().all(|&c| c == per_place),
+                "n = {n}: places of {v}: {:?}",
+                places[v]
             );
+            for other in (0..n).filter(|&o| o != v) {
+                assert_eq!(follows[v][other], per_pair, "n = {n}: {v} after {other}");
+            }
         }
     }
 }

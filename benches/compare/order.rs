@@ -1,17 +1,38 @@
 //! The order the runner's variants run in within a round.
+//!
+//! Rounds take the rows of a Williams design, a Latin square balanced for
+//! what ran just before: over one cycle of rows (`n` rows for an even `n`,
+//! `2n` for an odd one) every variant runs once in every place, and right
+//! after every other variant equally often. A fixed order had the same
+//! kernel measure up to 1% apart in the first and in the third place.
 
-/// `0..n` in an order fixed by `seed`: a Fisher-Yates shuffle driven by a
-/// 64-bit LCG, so every run of the runner uses the same orders.
-pub(crate) fn shuffled(n: usize, seed: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut state = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for i in (1..n).rev() {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        // The high bits: an LCG's low bits repeat with short periods.
-        let j = ((state >> 33) % (i as u64 + 1)) as usize;
-        order.swap(i, j);
+/// Rows in one balanced cycle for `n` variants.
+pub(crate) fn cycle_len(n: usize) -> usize {
+    match n % 2 {
+        0 => n,
+        _ => 2 * n,
+    }
+}
+
+/// The order of `0..n` for `round`: row `round % cycle_len(n)` of the
+/// Williams design. Row 0 is `0, 1, n-1, 2, n-2, ...`; row `r < n` adds
+/// `r` to each entry (mod `n`); for odd `n`, rows `n..2n` are rows
+/// `0..n` reversed.
+pub(crate) fn balanced_order(n: usize, round: usize) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let row = round % cycle_len(n);
+    let first_row = (0..n).map(|i| {
+        if i % 2 == 1 {
+            i.div_ceil(2)
+        } else {
+            (n - i / 2) % n
+        }
+    });
+    let mut order: Vec<usize> = first_row.map(|v| (v + row % n) % n).collect();
+    if row >= n {
+        order.reverse();
     }
     order
 }
