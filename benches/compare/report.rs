@@ -279,7 +279,7 @@ impl Report {
         // Bytes moved per second: the triad's rows count 12 bytes per
         // element where the memory moves 16.
         let moved = |r: &Row, rate: f64| {
-            if r.kernel == "triad" {
+            if r.kernel == crate::kernels::triad::NAME {
                 rate * TRIAD_MOVED_BYTES / TRIAD_STREAM_BYTES
             } else {
                 rate
@@ -297,7 +297,7 @@ impl Report {
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
         let triad = rows()
-            .filter(|r| r.kernel == "triad")
+            .filter(|r| r.kernel == crate::kernels::triad::NAME)
             .max_by(|a, b| a.scoped_rate.total_cmp(&b.scoped_rate))?;
         let triad_moved = moved(triad, triad.scoped_rate);
         Some(format!(
