@@ -11,6 +11,14 @@
 //!
 //! `cargo bench --bench group_algorithms`; add `--features
 //! scalar-algorithms` to measure the library's scalar path instead.
+//!
+//! The loops here are short enough for code placement to dominate: the
+//! `i32` sum of 1024 values measured 10.7 Gelem/s against the plain
+//! loop's 16.7 in one build, and 16.3 against 17.9 with loops aligned to
+//! 64 bytes (`RUSTFLAGS="-C target-cpu=native -C
+//! llvm-args=-align-loops=64"`), the same instructions in both: the
+//! fold's 32-byte loop had straddled a 64-byte boundary. Check a gap
+//! with that flag before reading it as the algorithm's.
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]

@@ -26,9 +26,9 @@
 //!   one tree: the flat loop's 16 vector loads and 15 adds, in 4 more
 //!   instructions (the tree's first level loads 8 vectors where the flat
 //!   loop's 4 accumulators load 4). At one thread it takes 1.02–1.03×
-//!   the flat variant's time over 301 rounds (see ARCHITECTURE.md on what
-//!   was ruled out); the same lanes written by hand with rayon are 1.2×
-//!   the peer.
+//!   the flat variant's time over 301 rounds, the cost of those 4
+//!   instructions (see ARCHITECTURE.md); the same lanes written by hand
+//!   with rayon are 1.2× the peer.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (`log2(128)` passes
 //!   where the others do one). Two lowering shortcuts bring it to the
