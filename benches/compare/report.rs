@@ -93,6 +93,9 @@ const TARGET_RATIO: f64 = 1.05;
 const LAUNCH_TARGET: f64 = 1.2;
 /// The name of the variants that subdivide with `distribute_groups!`.
 pub(crate) const SUB_GROUPS: &str = "sub-groups";
+/// How the names of other variants built on sub-groups begin (the
+/// reduction's per-lane accumulators, "sub-group lanes").
+const SUB_GROUP_PREFIX: &str = "sub-group";
 /// Bytes per triad element as STREAM counts them: read `b` and `c`,
 /// write `a`.
 const TRIAD_STREAM_BYTES: f64 = 12.0;
@@ -227,7 +230,7 @@ impl Report {
         let rows: Vec<(&Row, AgainstFirst)> = self
             .rows
             .iter()
-            .filter(|r| r.variant == SUB_GROUPS)
+            .filter(|r| r.variant.starts_with(SUB_GROUP_PREFIX))
             .filter_map(|r| r.against_first.map(|against| (r, against)))
             .collect();
         if rows.is_empty() {
@@ -236,29 +239,31 @@ impl Report {
         let _ = writeln!(s, "\n## Sub-group SIMD\n");
         let _ = writeln!(
             s,
-            "Each `sub-groups` variant (`distribute_groups!` hands the items to \
-             SIMD-wide sub-groups) against the kernel's first variant, which \
-             distributes the work group's items directly: the median over the rounds \
-             of the two times measured in the same round. At most 1 means the \
-             sub-group form costs nothing: its items run in SIMD lanes as the flat \
-             loop's do. The first variant also runs a second time in every round; \
-             that run against the first (`again/first`) would be 1 but for noise, \
-             so it shows how far from 1 a ratio in the same row can stray by \
-             chance.\n"
+            "Each `sub-groups` variant (the kernel's body with `distribute_groups!` \
+             handing the items to SIMD-wide sub-groups) against the kernel's first \
+             variant, which distributes the work group's items directly: the median \
+             over the rounds of the two times measured in the same round. At most 1 \
+             means the sub-group form costs nothing: its items run in SIMD lanes as \
+             the flat loop's do. Other variants built on sub-groups (the reduction's \
+             `sub-group lanes`, an accumulator per lane) are listed too. The first \
+             variant also runs a second time in every round; that run against the \
+             first (`again/first`) would be 1 but for noise, so it shows how far \
+             from 1 a ratio in the same row can stray by chance.\n"
         );
         let _ = writeln!(
             s,
-            "| kernel | threads | against | sub-groups (ms) | sub-groups/against | again/first |"
+            "| kernel | variant | threads | against | variant (ms) | variant/against | again/first |"
         );
-        let _ = writeln!(s, "| --- | ---: | --- | ---: | ---: | ---: |");
+        let _ = writeln!(s, "| --- | --- | ---: | --- | ---: | ---: | ---: |");
         for (r, against) in rows {
             let again = against
                 .first_again
                 .map_or(String::new(), |a| format!("{a:.3}"));
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.3} | {:.3} | {again} |",
+                "| {} | {} | {} | {} | {:.3} | {:.3} | {again} |",
                 r.kernel,
+                r.variant,
                 r.threads,
                 against.first,
                 ms(r.scoped),

@@ -19,14 +19,19 @@
 //!   re-associated those accumulators into one chain of 16 dependent
 //!   adds: 1.19–1.25× the peer.) Its twin stages by hand in a
 //!   `[i32; 128]` and sums with `iter().sum()`.
-//! * `scoped`, sub-groups: the items of each sub-group add into one
+//! * `scoped`, sub-groups: the flat kernel's body, handed to the SIMD-wide
+//!   sub-groups (`distribute_groups!` around the `distribute_items!`), as
+//!   in the triad's and n-body's sub-group variants. Each sub-group's
+//!   items are one vector add, and the optimiser keeps the flat loop's
+//!   four accumulators: the same code as the flat variant.
+//! * `scoped`, sub-group lanes: the items of each sub-group add into one
 //!   group-local accumulator per SIMD lane (`lanes[lane] += input[idx]`),
 //!   which one item sums at the end. With a constant group size the
 //!   optimiser unrolls the sub-group loops and sums all 128 elements as
 //!   one tree: the flat loop's 16 vector loads and 15 adds, in 4 more
 //!   instructions (the tree's first level loads 8 vectors where the flat
-//!   loop's 4 accumulators load 4). At one thread it takes 1.02–1.03×
-//!   the flat variant's time over 301 rounds, the cost of those 4
+//!   loop's 4 accumulators load 4). At one thread it takes 1.01–1.03×
+//!   the flat variant's time over 300 rounds, the cost of those 4
 //!   instructions (see ARCHITECTURE.md); the same lanes written by hand
 //!   with rayon are 1.2× the peer.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
@@ -76,6 +81,17 @@ fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
 
 #[kernel]
 fn reduce_sub_groups(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
+    memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
+        distribute_groups!(group, |sub_group| {
+            distribute_items!(sub_group, |idx| total[0] += input[idx]);
+        });
+        single_item!(group, || sums[group.group_linear_id()] = total[0]);
+    });
+}
+
+#[kernel]
+fn reduce_sub_group_lanes(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; LANES]>(), |lanes| {
         distribute_groups!(group, |sub_group| {
@@ -205,7 +221,13 @@ impl Kernel for Reduction {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["flat", "reduce_over_group", "sub-groups", "tree (spec)"]
+        &[
+            "flat",
+            "reduce_over_group",
+            "sub-groups",
+            "sub-group lanes",
+            "tree (spec)",
+        ]
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
@@ -218,6 +240,7 @@ impl Kernel for Reduction {
             0 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_flat),
             1 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_group_algorithm),
             2 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_groups),
+            3 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_group_lanes),
             _ => queue.parallel_with(groups, GROUP_SIZE, args, reduce_tree),
         };
         launched.expect("reduction launch");
@@ -230,7 +253,7 @@ impl Kernel for Reduction {
     fn run_twin(&mut self, variant: usize) -> bool {
         match variant {
             1 => reduce_staged_by_hand(&self.input, &mut self.output),
-            3 => reduce_tree_by_hand(&self.input, &mut self.output),
+            4 => reduce_tree_by_hand(&self.input, &mut self.output),
             _ => return false,
         }
         true
