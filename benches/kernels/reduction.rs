@@ -30,7 +30,7 @@
 //!   optimiser unrolls the sub-group loops and sums all 128 elements as
 //!   one tree: the flat loop's 16 vector loads and 15 adds, in 4 more
 //!   instructions (the tree's first level loads 8 vectors where the flat
-//!   loop's 4 accumulators load 4). At one thread it takes 1.01–1.03×
+//!   loop's 4 accumulators load 4). At one thread it takes 1.01–1.04×
 //!   the flat variant's time over 300 rounds, the cost of those 4
 //!   instructions (see ARCHITECTURE.md); the same lanes written by hand
 //!   with rayon are 1.2× the peer.
