@@ -3,7 +3,7 @@
 //! process, at 1 thread and at all threads.
 //!
 //! ```sh
-//! cargo bench --bench compare                 # full sizes, 15 runs each
+//! cargo bench --bench compare                 # full sizes, 31 runs each
 //! cargo bench --bench compare -- --quick      # smaller sizes, 5 runs: under a minute
 //! cargo bench --bench compare -- --kernel triad --threads 2 --runs 30
 //! ```
@@ -88,7 +88,7 @@ fn options() -> Result<Options, String> {
     }
     if o.runs == 0 {
         o.runs = match o.scale {
-            Scale::Full => 15,
+            Scale::Full => 31,
             Scale::Quick | Scale::Test => 5,
         };
     }

@@ -484,9 +484,11 @@ mod chart {
             let left = font(14.0)
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Left, VPos::Center));
+            // Right of the bar, or of the target line if the bar ends
+            // before it, so that no line crosses the number.
             root.draw(&Text::new(
                 format!("{:.2}", row.ratio()),
-                (x_of(row.ratio()) + 6, y + BAR / 2),
+                (x_of(row.ratio().max(TARGET_RATIO)) + 6, y + BAR / 2),
                 left,
             ))
             .map_err(e)?;
