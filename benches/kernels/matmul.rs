@@ -28,7 +28,10 @@
 //!   reads every FMA operand from there, keeping the 16 broadcasts in
 //!   registers instead: ~52 loads per row against ~41 in the peer and
 //!   the rows form. It runs at 1.08–1.29× the peer, the rows form at
-//!   0.88–0.94×. Putting `k` outside (`for k { distribute_items!(…) }`)
+//!   0.88–0.94×. The gap is wider at 2 threads (1.16–1.24×, against
+//!   1.07–1.08× at 1 in the same runs) for a reason not yet found: no
+//!   time goes to rayon's stealing or sleeping (`perf`), and the two
+//!   cores run loads and FMAs from L1 without slowing each other. Putting `k` outside (`for k { distribute_items!(…) }`)
 //!   keeps 32 vectors of sums live across `k` and spills more (~1.6× the
 //!   instructions of this form); copying the tiles with
 //!   `distribute_items!` reads `A` and `B` through slice indexes checked
