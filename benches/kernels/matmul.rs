@@ -29,9 +29,11 @@
 //!   registers instead: ~52 loads per row against ~41 in the peer and
 //!   the rows form. It runs at 1.08–1.29× the peer, the rows form at
 //!   0.88–0.94×. The gap is wider at 2 threads (1.16–1.24×, against
-//!   1.07–1.08× at 1 in the same runs) for a reason not yet found: no
-//!   time goes to rayon's stealing or sleeping (`perf`), and the two
-//!   cores run loads and FMAs from L1 without slowing each other. Putting `k` outside (`for k { distribute_items!(…) }`)
+//!   1.07–1.08× at 1 in the same runs). No time goes to rayon's stealing
+//!   or sleeping (`perf`); what this 2-core machine shows is that a loop
+//!   of L1 loads runs 0–10% slower on both cores at once than on one (a
+//!   loop of FMAs 0–4%), which costs this form, with its extra loads,
+//!   more than the peer. Whether that is all of it is not known. Putting `k` outside (`for k { distribute_items!(…) }`)
 //!   keeps 32 vectors of sums live across `k` and spills more (~1.6× the
 //!   instructions of this form); copying the tiles with
 //!   `distribute_items!` reads `A` and `B` through slice indexes checked
