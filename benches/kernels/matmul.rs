@@ -33,8 +33,9 @@
 //!   or sleeping (`perf`); what this 2-core machine shows is that a loop
 //!   of L1 loads runs 0–10% slower on both cores at once than on one (a
 //!   loop of FMAs 0–4%), which would cost this form, with its extra loads,
-//!   more than the peer. Whether that is all of it is not known. Putting `k` outside (`for k { distribute_items!(…) }`)
-//!   keeps 32 vectors of sums live across `k` and spills more (~1.6× the
+//!   more than the peer. Whether that is all of it is not known.
+//!   Putting `k` outside (`for k { distribute_items!(…) }`) keeps 32
+//!   vectors of sums live across `k` and spills more (~1.6× the
 //!   instructions of this form); copying the tiles with
 //!   `distribute_items!` reads `A` and `B` through slice indexes checked
 //!   per element (~2.5× the instructions of the row copies).
