@@ -27,7 +27,7 @@
 //!   over rows, more than the 16 registers, spills them to the stack and
 //!   reads every FMA operand from there, keeping the 16 broadcasts in
 //!   registers instead: ~52 loads per row against ~41 in the peer and
-//!   the rows form. It runs at 1.08–1.29× the peer, the rows form at
+//!   the rows form. It runs at 1.07–1.29× the peer, the rows form at
 //!   0.88–0.94×. The gap is wider at 2 threads (1.16–1.24×, against
 //!   1.07–1.08× at 1 in the same runs). No time goes to rayon's stealing
 //!   or sleeping (`perf`); what this 2-core machine shows is that a loop
