@@ -238,28 +238,21 @@ fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<R
         .zip(scoped_times.iter_mut().zip(&mut ratios))
         .zip(twin_ratios.iter_mut().zip(&mut first_ratios))
         .map(
-            |(((v, variant), (times, ratios)), (twin_ratios, first_ratios))| {
-                let scoped = median(times);
-                let (scoped_rate, unit) = work.rate(scoped.as_secs_f64());
-                let (peer_rate, _) = work.rate(peer.as_secs_f64());
-                Row {
-                    kernel: kernel.name(),
-                    variant,
-                    size: kernel.size(),
-                    threads,
-                    scoped,
-                    peer,
-                    scoped_rate,
-                    peer_rate,
-                    unit,
-                    ratio: median_ratio(ratios),
-                    twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
-                    against_first: (v > 0).then(|| AgainstFirst {
-                        first: variants[0],
-                        ratio: median_ratio(first_ratios),
-                        first_again,
-                    }),
-                }
+            |(((v, variant), (times, ratios)), (twin_ratios, first_ratios))| Row {
+                kernel: kernel.name(),
+                variant,
+                size: kernel.size(),
+                threads,
+                scoped: median(times),
+                peer,
+                work,
+                ratio: median_ratio(ratios),
+                twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
+                against_first: (v > 0).then(|| AgainstFirst {
+                    first: variants[0],
+                    ratio: median_ratio(first_ratios),
+                    first_again,
+                }),
             },
         )
         .collect())

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::kernels::Work;
+
 /// One `scoped` variant of one kernel at one thread count.
 pub(crate) struct Row {
     pub(crate) kernel: &'static str,
@@ -13,9 +15,8 @@ pub(crate) struct Row {
     pub(crate) threads: usize,
     pub(crate) scoped: Duration,
     pub(crate) peer: Duration,
-    pub(crate) scoped_rate: f64,
-    pub(crate) peer_rate: f64,
-    pub(crate) unit: &'static str,
+    /// What one run does, which turns the times into rates.
+    pub(crate) work: Work,
     /// Median over the rounds of `scoped` time / peer time, the two run
     /// back to back.
     pub(crate) ratio: f64,
@@ -46,11 +47,29 @@ impl Row {
         self.ratio
     }
 
+    /// The `scoped` and the peer rate, as the table gives them, and their
+    /// unit.
+    fn rates(&self) -> (f64, f64, &'static str) {
+        let (scoped, unit) = self.work.rate(self.scoped.as_secs_f64());
+        let (peer, _) = self.work.rate(self.peer.as_secs_f64());
+        (scoped, peer, unit)
+    }
+
+    /// GB/s the memory moves on the `scoped` side and on the peer's, for
+    /// kernels that move bytes.
+    fn moved_rates(&self) -> Option<(f64, f64)> {
+        Some((
+            self.work.moved_rate(self.scoped.as_secs_f64())?,
+            self.work.moved_rate(self.peer.as_secs_f64())?,
+        ))
+    }
+
     /// One line for the progress log.
     pub(crate) fn line(&self) -> String {
         let twin = self
             .twin_ratio
             .map_or(String::new(), |t| format!(", against its twin {t:.3}"));
+        let (scoped_rate, peer_rate, unit) = self.rates();
         format!(
             "{} [{}] {} thr: scoped {:.3} ms, peer {:.3} ms, ratio {:.3}{twin}, {:.1} / {:.1} {}",
             self.kernel,
@@ -59,9 +78,9 @@ impl Row {
             ms(self.scoped),
             ms(self.peer),
             self.ratio(),
-            self.scoped_rate,
-            self.peer_rate,
-            self.unit
+            scoped_rate,
+            peer_rate,
+            unit
         )
     }
 }
@@ -96,12 +115,6 @@ pub(crate) const SUB_GROUPS: &str = "sub-groups";
 /// How the names of other variants built on sub-groups begin (the
 /// reduction's per-lane accumulators, "sub-group lanes").
 const SUB_GROUP_PREFIX: &str = "sub-group";
-/// Bytes per triad element as STREAM counts them: read `b` and `c`,
-/// write `a`.
-const TRIAD_STREAM_BYTES: f64 = 12.0;
-/// Bytes per triad element the memory moves: also `a`'s read for
-/// ownership before the write.
-const TRIAD_MOVED_BYTES: f64 = 16.0;
 /// Where the chart goes, relative to the package root.
 const CHART: &str = "benches/ratios.png";
 
@@ -170,6 +183,7 @@ impl Report {
         for r in &self.rows {
             let flag = if r.ratio() > TARGET_RATIO { " ✗" } else { "" };
             let twin = r.twin_ratio.map_or(String::new(), |t| format!("{t:.3}"));
+            let (scoped_rate, peer_rate, unit) = r.rates();
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3}{flag} | {:.1} / {:.1} {} | {twin} |",
@@ -180,9 +194,9 @@ impl Report {
                 ms(r.scoped),
                 ms(r.peer),
                 r.ratio(),
-                r.scoped_rate,
-                r.peer_rate,
-                r.unit
+                scoped_rate,
+                peer_rate,
+                unit
             );
         }
         if let Some(line) = self.bandwidth() {
@@ -276,46 +290,34 @@ impl Report {
     /// largest thread count.
     fn bandwidth(&self) -> Option<String> {
         let threads = self.rows.iter().map(|r| r.threads).max()?;
-        let rows = || {
+        let moved = || {
             self.rows
                 .iter()
-                .filter(|r| r.threads == threads && r.unit == "GB/s")
+                .filter(|r| r.threads == threads)
+                .filter_map(|r| Some((r, r.moved_rates()?)))
         };
-        // Bytes moved per second: the triad's rows count 12 bytes per
-        // element where the memory moves 16.
-        let moved = |r: &Row, rate: f64| {
-            if r.kernel == crate::kernels::triad::NAME {
-                rate * TRIAD_MOVED_BYTES / TRIAD_STREAM_BYTES
-            } else {
-                rate
-            }
-        };
-        let (best, best_what) = rows()
-            .flat_map(|r| {
+        let (best, best_what) = moved()
+            .flat_map(|(r, (scoped, peer))| {
                 [
-                    (
-                        moved(r, r.scoped_rate),
-                        format!("{} scoped {}", r.kernel, r.variant),
-                    ),
-                    (moved(r, r.peer_rate), format!("{} peer", r.kernel)),
+                    (scoped, format!("{} scoped {}", r.kernel, r.variant)),
+                    (peer, format!("{} peer", r.kernel)),
                 ]
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))?;
-        let triad = rows()
-            .filter(|r| r.kernel == crate::kernels::triad::NAME)
-            .max_by(|a, b| a.scoped_rate.total_cmp(&b.scoped_rate))?;
-        let triad_moved = moved(triad, triad.scoped_rate);
+        let (triad, (triad_moved, _)) = moved()
+            .filter(|(r, _)| r.kernel == crate::kernels::triad::NAME)
+            .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))?;
         Some(format!(
             "Memory bandwidth at {threads} threads, in bytes the memory moves: the \
              best the suite measured is {best:.1} GB/s ({best_what}). The `scoped` \
              triad ({}) moves {triad_moved:.1} GB/s, {:.0}% of it (target: at least \
-             90%). Its rate in the table, {:.1} GB/s, counts 12 bytes per element as \
-             STREAM does; the caches also read `a` before writing it \
-             (write-allocate), so the memory moves 16. The reduction only reads: \
-             its rate is the bytes it moves.",
+             90%). The table's rates count each byte a kernel reads or writes once, \
+             as STREAM does (12 per triad element, {:.1} GB/s here); the caches \
+             also read every line before writing it (write-allocate), so the \
+             memory moves each byte written twice (16 per triad element).",
             triad.variant,
             100.0 * triad_moved / best,
-            triad.scoped_rate,
+            triad.rates().0,
         ))
     }
 

@@ -19,7 +19,7 @@
 //! * peer: `par_chunks(65536).fold(...)` into `[u32; 256]` histograms and a
 //!   `reduce` that adds them.
 //!
-//! Bytes counted: the input read once.
+//! Bytes counted: the input read once, the histogram written once.
 
 use rayon::prelude::*;
 use scoped::prelude::*;
@@ -133,7 +133,10 @@ impl Kernel for Histogram {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes((4 * self.input.len()) as f64)
+        Work::Bytes {
+            read: (4 * self.input.len()) as f64,
+            written: (4 * self.output.len()) as f64,
+        }
     }
 
     fn variants(&self) -> &'static [&'static str] {

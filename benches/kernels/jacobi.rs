@@ -366,7 +366,11 @@ impl Kernel for Jacobi {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes((SWEEPS * 2 * 4 * self.n * self.n) as f64)
+        let grid = (SWEEPS * 4 * self.n * self.n) as f64;
+        Work::Bytes {
+            read: grid,
+            written: grid,
+        }
     }
 
     fn variants(&self) -> &'static [&'static str] {

@@ -50,8 +50,9 @@ pub(crate) enum Scale {
 /// What one run of a kernel does, to turn a time into a rate.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Work {
-    /// Bytes moved to and from memory (reported in GB/s).
-    Bytes(f64),
+    /// Bytes the algorithm reads from and writes to memory, each once
+    /// (reported in GB/s of their sum, as STREAM counts).
+    Bytes { read: f64, written: f64 },
     /// Floating-point operations (reported in GFLOP/s).
     Flops(f64),
 }
@@ -60,8 +61,18 @@ impl Work {
     /// The rate for one run taking `seconds`, and its unit.
     pub(crate) fn rate(self, seconds: f64) -> (f64, &'static str) {
         match self {
-            Work::Bytes(b) => (b / seconds / 1e9, "GB/s"),
+            Work::Bytes { read, written } => ((read + written) / seconds / 1e9, "GB/s"),
             Work::Flops(f) => (f / seconds / 1e9, "GFLOP/s"),
+        }
+    }
+
+    /// GB/s the memory moves in one run taking `seconds`, for kernels that
+    /// move bytes: the caches read every line before writing it
+    /// (write-allocate), so each byte written is moved twice.
+    pub(crate) fn moved_rate(self, seconds: f64) -> Option<f64> {
+        match self {
+            Work::Bytes { read, written } => Some((read + 2.0 * written) / seconds / 1e9),
+            Work::Flops(_) => None,
         }
     }
 }

@@ -186,7 +186,11 @@ impl Kernel for PrefixSum {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes((2 * 4 * self.input.len()) as f64)
+        let bytes = (4 * self.input.len()) as f64;
+        Work::Bytes {
+            read: bytes,
+            written: bytes,
+        }
     }
 
     fn variants(&self) -> &'static [&'static str] {

@@ -217,7 +217,10 @@ impl Kernel for Reduction {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes(((self.input.len() + self.output.len()) * 4) as f64)
+        Work::Bytes {
+            read: (4 * self.input.len()) as f64,
+            written: (4 * self.output.len()) as f64,
+        }
     }
 
     fn variants(&self) -> &'static [&'static str] {

@@ -96,7 +96,10 @@ impl Kernel for Triad {
     }
 
     fn work(&self) -> Work {
-        Work::Bytes((3 * 4 * self.len()) as f64)
+        Work::Bytes {
+            read: (2 * 4 * self.len()) as f64,
+            written: (4 * self.len()) as f64,
+        }
     }
 
     fn variants(&self) -> &'static [&'static str] {
