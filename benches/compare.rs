@@ -1,6 +1,7 @@
 //! The comparison runner: every kernel of the suite in its `scoped`
 //! variants and as its hand-written rayon peer, alternately, in one
-//! process, at 1 thread and at all threads.
+//! process, at 1 thread and at all threads, the kernels taking turns
+//! round by round.
 //!
 //! ```sh
 //! cargo bench --bench compare                 # full sizes, 31 runs each
@@ -16,19 +17,24 @@
 //! the machine it ran on and a bar chart of the ratios,
 //! `benches/ratios.png`.
 
+#[path = "compare/cache.rs"]
+mod cache;
 #[path = "kernels/mod.rs"]
 mod kernels;
+#[path = "compare/measure.rs"]
+mod measure;
 #[path = "compare/order.rs"]
 mod order;
 #[path = "compare/report.rs"]
 mod report;
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kernels::{launch_overhead, Kernel, Scale};
+use measure::{median, median_ratio, Measurement};
 use order::balanced_order;
-use report::{AgainstFirst, LaunchRow, Report, Row};
+use report::{LaunchRow, Report};
 use scoped::Queue;
 
 struct Options {
@@ -104,160 +110,6 @@ fn options() -> Result<Options, String> {
     Ok(o)
 }
 
-fn median(times: &mut [Duration]) -> Duration {
-    times.sort();
-    times[times.len() / 2]
-}
-
-fn median_ratio(ratios: &mut [f64]) -> f64 {
-    ratios.sort_by(f64::total_cmp);
-    ratios[ratios.len() / 2]
-}
-
-fn timed(f: impl FnOnce()) -> Duration {
-    let start = Instant::now();
-    f();
-    start.elapsed()
-}
-
-/// Runs one kernel at `threads` threads: a checked first run of every
-/// variant and of the peer, then `runs` timed rounds, in each of which
-/// every variant runs back to back with the peer. Returns one row per
-/// variant, or the mismatches.
-fn measure(kernel: &mut dyn Kernel, threads: usize, runs: usize) -> Result<Vec<Row>, Vec<String>> {
-    // One pool for both sides, as in a program that uses rayon and
-    // `scoped` together: `Queue::new()` launches on the pool it is called
-    // in. With a pool each (a queue's own and a rayon pool) two sets of
-    // threads take turns on the cores: matmul measured 1.05-1.11x at 2
-    // threads that way, with the same CPU time on both sides (perf), so the
-    // difference was time off the cores, not work; in one pool 0.97-0.99x.
-    // The stack is the one a queue's own pool gives, room for local memory.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .stack_size(16 << 20)
-        .build()
-        .expect("rayon pool");
-    let queue = Queue::new();
-    let variants = kernel.variants();
-    let mut errors = Vec::new();
-    for (v, variant) in variants.iter().enumerate() {
-        kernel.clear();
-        pool.install(|| kernel.run_scoped(&queue, v));
-        if let Err(e) = kernel.check() {
-            errors.push(format!(
-                "{} (scoped, {variant}, {threads} threads): {e}",
-                kernel.name()
-            ));
-        }
-    }
-    kernel.clear();
-    pool.install(|| kernel.run_peer());
-    if let Err(e) = kernel.check() {
-        errors.push(format!("{} (peer, {threads} threads): {e}", kernel.name()));
-    }
-    let mut has_twin = Vec::with_capacity(variants.len());
-    for (v, variant) in variants.iter().enumerate() {
-        kernel.clear();
-        let ran = pool.install(|| kernel.run_twin(v));
-        if ran {
-            if let Err(e) = kernel.check() {
-                errors.push(format!(
-                    "{} (twin of {variant}, {threads} threads): {e}",
-                    kernel.name()
-                ));
-            }
-        }
-        has_twin.push(ran);
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-
-    // Every variant runs back to back with the peer, in alternating order,
-    // so each ratio compares two runs under the same machine conditions.
-    // Kernels with a sub-group variant also run their first variant a
-    // second time in every round (slot `variants.len()`), paired the same
-    // way: that copy against the first is the noise floor of the
-    // sub-groups/first comparison, measured in the same rounds.
-    let control = variants.contains(&report::SUB_GROUPS);
-    let slots = variants.len() + usize::from(control);
-    let mut scoped_times = vec![Vec::with_capacity(runs); slots];
-    let mut ratios = vec![Vec::with_capacity(runs); variants.len()];
-    let mut twin_ratios = vec![Vec::with_capacity(runs); variants.len()];
-    let mut peer_times = Vec::with_capacity(runs * slots);
-    for round in 0..runs {
-        // Each round takes the next row of a design balanced for what ran
-        // just before (see `order`): in one fixed order, the same kernel
-        // measured up to 1% faster in the third place than in the first.
-        for slot in balanced_order(slots, round) {
-            let v = if slot < variants.len() { slot } else { 0 };
-            let (scoped, peer) = if round % 2 == 0 {
-                let scoped = timed(|| pool.install(|| kernel.run_scoped(&queue, v)));
-                (scoped, timed(|| pool.install(|| kernel.run_peer())))
-            } else {
-                let peer = timed(|| pool.install(|| kernel.run_peer()));
-                (
-                    timed(|| pool.install(|| kernel.run_scoped(&queue, v))),
-                    peer,
-                )
-            };
-            scoped_times[slot].push(scoped);
-            peer_times.push(peer);
-            if slot == variants.len() {
-                continue;
-            }
-            ratios[v].push(scoped.as_secs_f64() / peer.as_secs_f64());
-            if has_twin[v] {
-                // The twin runs right after the scoped run's partner.
-                let twin = timed(|| {
-                    pool.install(|| kernel.run_twin(v));
-                });
-                twin_ratios[v].push(scoped.as_secs_f64() / twin.as_secs_f64());
-            }
-        }
-    }
-    // Every variant (and the control) against the first one, round by
-    // round: both ran in the same round, so a slow spell of the machine
-    // affects both.
-    let mut first_ratios: Vec<Vec<f64>> = scoped_times
-        .iter()
-        .map(|times| {
-            times
-                .iter()
-                .zip(&scoped_times[0])
-                .map(|(t, first)| t.as_secs_f64() / first.as_secs_f64())
-                .collect()
-        })
-        .collect();
-    let first_again = control.then(|| median_ratio(&mut first_ratios[variants.len()]));
-    let peer = median(&mut peer_times);
-    let work = kernel.work();
-    Ok(variants
-        .iter()
-        .enumerate()
-        .zip(scoped_times.iter_mut().zip(&mut ratios))
-        .zip(twin_ratios.iter_mut().zip(&mut first_ratios))
-        .map(
-            |(((v, variant), (times, ratios)), (twin_ratios, first_ratios))| Row {
-                kernel: kernel.name(),
-                variant,
-                size: kernel.size(),
-                threads,
-                scoped: median(times),
-                peer,
-                work,
-                ratio: median_ratio(ratios),
-                twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
-                against_first: (v > 0).then(|| AgainstFirst {
-                    first: variants[0],
-                    ratio: median_ratio(first_ratios),
-                    first_again,
-                }),
-            },
-        )
-        .collect())
-}
-
 /// Launch overhead at `threads` threads: batches of launches of the empty
 /// kernel and of rayon's empty `par_iter`, alternately.
 fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
@@ -324,27 +176,68 @@ fn main() -> ExitCode {
         }
     };
     let started = Instant::now();
+    let mut kernels: Vec<Box<dyn Kernel>> = kernels::all()
+        .into_iter()
+        .filter(|entry| {
+            options.kernels.is_empty() || options.kernels.iter().any(|k| k == entry.name)
+        })
+        .map(|entry| {
+            eprintln!(
+                "compare: setting up {} (inputs and serial reference)",
+                entry.name
+            );
+            (entry.setup)(options.scale)
+        })
+        .collect();
     let mut rows = Vec::new();
     let mut errors = Vec::new();
-    for entry in kernels::all() {
-        if !options.kernels.is_empty() && !options.kernels.iter().any(|k| k == entry.name) {
+    for &threads in &options.threads {
+        // One pool for both sides, as in a program that uses rayon and
+        // `scoped` together: `Queue::new()` launches on the pool it is
+        // called in. With a pool each (a queue's own and a rayon pool) two
+        // sets of threads take turns on the cores: matmul measured
+        // 1.05-1.11x at 2 threads that way, with the same CPU time on both
+        // sides (perf), so the difference was time off the cores, not
+        // work; in one pool 0.97-0.99x. The stack is the one a queue's own
+        // pool gives, room for local memory.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(16 << 20)
+            .build()
+            .expect("rayon pool");
+        let queue = Queue::new();
+        eprintln!("compare: {threads} threads: checking every kernel's results");
+        let mut measurements = Vec::new();
+        for kernel in &mut kernels {
+            match Measurement::checked(kernel.as_mut(), threads, &pool, &queue) {
+                Ok(m) => measurements.push(m),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if !errors.is_empty() {
+            // Nothing will be written: no point timing.
             continue;
         }
-        eprintln!(
-            "compare: setting up {} (inputs and serial reference)",
-            entry.name
-        );
-        let mut kernel = (entry.setup)(options.scale);
-        for &threads in &options.threads {
-            eprintln!("compare: {} at {threads} threads", entry.name);
-            match measure(kernel.as_mut(), threads, options.runs) {
-                Ok(r) => {
-                    for row in &r {
-                        eprintln!("  {}", row.line());
-                    }
-                    rows.extend(r);
-                }
-                Err(e) => errors.extend(e),
+        // Round by round, every kernel takes its turn, in an order
+        // balanced for which kernel ran before: each kernel is measured
+        // over the whole run, not in one spell of it, so that rates of
+        // different kernels (the triad's bandwidth against the others')
+        // compare. This machine's memory bandwidth drifts by 10-30% over
+        // minutes.
+        for round in 0..options.runs {
+            if round == 0 {
+                eprint!("compare: {threads} threads: {} rounds:", options.runs);
+            }
+            eprint!(" {}", round + 1);
+            for k in balanced_order(measurements.len(), round) {
+                measurements[k].round(round, &pool, &queue);
+            }
+        }
+        eprintln!();
+        for m in measurements {
+            for row in m.rows() {
+                eprintln!("  {}", row.line());
+                rows.push(row);
             }
         }
     }

@@ -43,7 +43,7 @@ fn bench_kernels(c: &mut Criterion) {
         let mut group = c.benchmark_group(entry.name);
         group.sample_size(10);
         group.throughput(match kernel.work() {
-            Work::Bytes { read, written } => Throughput::Bytes((read + written) as u64),
+            Work::Bytes { read, written, .. } => Throughput::Bytes((read + written) as u64),
             // Criterion has no flop unit: one "element" is one flop.
             Work::Flops(f) => Throughput::Elements(f as u64),
         });

@@ -136,6 +136,7 @@ impl Kernel for Histogram {
         Work::Bytes {
             read: (4 * self.input.len()) as f64,
             written: (4 * self.output.len()) as f64,
+            largest_array: (4 * self.input.len()) as f64,
         }
     }
 

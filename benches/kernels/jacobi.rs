@@ -370,6 +370,7 @@ impl Kernel for Jacobi {
         Work::Bytes {
             read: grid,
             written: grid,
+            largest_array: (4 * self.n * self.n) as f64,
         }
     }
 

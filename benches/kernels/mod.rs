@@ -51,8 +51,14 @@ pub(crate) enum Scale {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Work {
     /// Bytes the algorithm reads from and writes to memory, each once
-    /// (reported in GB/s of their sum, as STREAM counts).
-    Bytes { read: f64, written: f64 },
+    /// (reported in GB/s of their sum, as STREAM counts), and the size in
+    /// bytes of its largest array: unless that is several times the
+    /// last-level cache, part of the traffic is served by the cache.
+    Bytes {
+        read: f64,
+        written: f64,
+        largest_array: f64,
+    },
     /// Floating-point operations (reported in GFLOP/s).
     Flops(f64),
 }
@@ -61,7 +67,7 @@ impl Work {
     /// The rate for one run taking `seconds`, and its unit.
     pub(crate) fn rate(self, seconds: f64) -> (f64, &'static str) {
         match self {
-            Work::Bytes { read, written } => ((read + written) / seconds / 1e9, "GB/s"),
+            Work::Bytes { read, written, .. } => ((read + written) / seconds / 1e9, "GB/s"),
             Work::Flops(f) => (f / seconds / 1e9, "GFLOP/s"),
         }
     }
@@ -71,7 +77,7 @@ impl Work {
     /// (write-allocate), so each byte written is moved twice.
     pub(crate) fn moved_rate(self, seconds: f64) -> Option<f64> {
         match self {
-            Work::Bytes { read, written } => Some((read + 2.0 * written) / seconds / 1e9),
+            Work::Bytes { read, written, .. } => Some((read + 2.0 * written) / seconds / 1e9),
             Work::Flops(_) => None,
         }
     }

@@ -190,6 +190,7 @@ impl Kernel for PrefixSum {
         Work::Bytes {
             read: bytes,
             written: bytes,
+            largest_array: bytes,
         }
     }
 

@@ -220,6 +220,7 @@ impl Kernel for Reduction {
         Work::Bytes {
             read: (4 * self.input.len()) as f64,
             written: (4 * self.output.len()) as f64,
+            largest_array: (4 * self.input.len()) as f64,
         }
     }
 

@@ -99,6 +99,7 @@ impl Kernel for Triad {
         Work::Bytes {
             read: (2 * 4 * self.len()) as f64,
             written: (4 * self.len()) as f64,
+            largest_array: (4 * self.len()) as f64,
         }
     }
 

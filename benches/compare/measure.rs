@@ -1,0 +1,199 @@
+//! One kernel's measurement at one thread count: the checked first runs,
+//! then its share of every round, then its rows.
+//!
+//! The runner interleaves the kernels round by round (see `main`), so
+//! every kernel is measured across the whole run rather than in one spell
+//! of it, and rates of different kernels (the triad's bandwidth against the
+//! others') compare under the same machine conditions.
+
+use std::time::{Duration, Instant};
+
+use rayon::ThreadPool;
+use scoped::Queue;
+
+use crate::kernels::Kernel;
+use crate::order::balanced_order;
+use crate::report::{self, AgainstFirst, Row};
+
+pub(crate) fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+pub(crate) fn median_ratio(ratios: &mut [f64]) -> f64 {
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
+fn timed(f: impl FnOnce()) -> Duration {
+    let start = Instant::now();
+    f();
+    start.elapsed()
+}
+
+/// The times one kernel collects over the rounds at one thread count.
+pub(crate) struct Measurement<'k> {
+    kernel: &'k mut dyn Kernel,
+    threads: usize,
+    /// Whether each variant has a twin (the same algorithm by hand).
+    has_twin: Vec<bool>,
+    /// Whether the first variant also runs a second time in every round:
+    /// for kernels with a sub-group variant, the noise floor of the
+    /// sub-groups/first comparison.
+    control: bool,
+    /// Per slot (every variant, then the control), its `scoped` times.
+    scoped_times: Vec<Vec<Duration>>,
+    /// Per variant, `scoped` time / peer time, round by round.
+    ratios: Vec<Vec<f64>>,
+    /// Per variant with a twin, `scoped` time / twin time.
+    twin_ratios: Vec<Vec<f64>>,
+    peer_times: Vec<Duration>,
+}
+
+impl<'k> Measurement<'k> {
+    /// Runs every variant, the peer and the twins once on `pool` and
+    /// checks each result against the serial reference. Returns the
+    /// measurement, or the mismatches.
+    pub(crate) fn checked(
+        kernel: &'k mut dyn Kernel,
+        threads: usize,
+        pool: &ThreadPool,
+        queue: &Queue,
+    ) -> Result<Self, Vec<String>> {
+        let name = kernel.name();
+        let variants = kernel.variants();
+        let mut errors = Vec::new();
+        for (v, variant) in variants.iter().enumerate() {
+            kernel.clear();
+            pool.install(|| kernel.run_scoped(queue, v));
+            if let Err(e) = kernel.check() {
+                errors.push(format!(
+                    "{name} (scoped, {variant}, {threads} threads): {e}"
+                ));
+            }
+        }
+        kernel.clear();
+        pool.install(|| kernel.run_peer());
+        if let Err(e) = kernel.check() {
+            errors.push(format!("{name} (peer, {threads} threads): {e}"));
+        }
+        let mut has_twin = Vec::with_capacity(variants.len());
+        for (v, variant) in variants.iter().enumerate() {
+            kernel.clear();
+            let ran = pool.install(|| kernel.run_twin(v));
+            if ran {
+                if let Err(e) = kernel.check() {
+                    errors.push(format!(
+                        "{name} (twin of {variant}, {threads} threads): {e}"
+                    ));
+                }
+            }
+            has_twin.push(ran);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let control = variants.contains(&report::SUB_GROUPS);
+        let slots = variants.len() + usize::from(control);
+        Ok(Self {
+            kernel,
+            threads,
+            has_twin,
+            control,
+            scoped_times: vec![Vec::new(); slots],
+            ratios: vec![Vec::new(); variants.len()],
+            twin_ratios: vec![Vec::new(); variants.len()],
+            peer_times: Vec::new(),
+        })
+    }
+
+    /// The kernel's share of one round: one untimed run of the peer, so
+    /// that the first timed run does not find the caches full of the
+    /// kernel that ran before, then every slot back to back with the
+    /// peer, in alternating order, so each ratio compares two runs under
+    /// the same machine conditions.
+    pub(crate) fn round(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
+        let kernel = &mut *self.kernel;
+        pool.install(|| kernel.run_peer());
+        let variants = self.ratios.len();
+        // Each round takes the next row of a design balanced for what ran
+        // just before (see `order`): in one fixed order, the same kernel
+        // measured up to 1% faster in the third place than in the first.
+        for slot in balanced_order(self.scoped_times.len(), round) {
+            let v = if slot < variants { slot } else { 0 };
+            let (scoped, peer) = if round.is_multiple_of(2) {
+                let scoped = timed(|| pool.install(|| kernel.run_scoped(queue, v)));
+                (scoped, timed(|| pool.install(|| kernel.run_peer())))
+            } else {
+                let peer = timed(|| pool.install(|| kernel.run_peer()));
+                (timed(|| pool.install(|| kernel.run_scoped(queue, v))), peer)
+            };
+            self.scoped_times[slot].push(scoped);
+            self.peer_times.push(peer);
+            if slot == variants {
+                continue;
+            }
+            self.ratios[v].push(scoped.as_secs_f64() / peer.as_secs_f64());
+            if self.has_twin[v] {
+                // The twin runs right after the scoped run's partner.
+                let twin = timed(|| {
+                    pool.install(|| kernel.run_twin(v));
+                });
+                self.twin_ratios[v].push(scoped.as_secs_f64() / twin.as_secs_f64());
+            }
+        }
+    }
+
+    /// One row per variant, from the rounds run so far (at least one).
+    pub(crate) fn rows(mut self) -> Vec<Row> {
+        let variants = self.kernel.variants();
+        // Every variant (and the control) against the first one, round by
+        // round: both ran in the same round, so a slow spell of the machine
+        // affects both.
+        let mut first_ratios: Vec<Vec<f64>> = self
+            .scoped_times
+            .iter()
+            .map(|times| {
+                times
+                    .iter()
+                    .zip(&self.scoped_times[0])
+                    .map(|(t, first)| t.as_secs_f64() / first.as_secs_f64())
+                    .collect()
+            })
+            .collect();
+        let first_again = self
+            .control
+            .then(|| median_ratio(&mut first_ratios[variants.len()]));
+        let peer = median(&mut self.peer_times);
+        let (kernel, threads, work, size) = (
+            self.kernel.name(),
+            self.threads,
+            self.kernel.work(),
+            self.kernel.size(),
+        );
+        variants
+            .iter()
+            .enumerate()
+            .zip(self.scoped_times.iter_mut().zip(&mut self.ratios))
+            .zip(self.twin_ratios.iter_mut().zip(&mut first_ratios))
+            .map(
+                |(((v, variant), (times, ratios)), (twin_ratios, first_ratios))| Row {
+                    kernel,
+                    variant,
+                    size: size.clone(),
+                    threads,
+                    scoped: median(times),
+                    peer,
+                    work,
+                    ratio: median_ratio(ratios),
+                    twin_ratio: (!twin_ratios.is_empty()).then(|| median_ratio(twin_ratios)),
+                    against_first: (v > 0).then(|| AgainstFirst {
+                        first: variants[0],
+                        ratio: median_ratio(first_ratios),
+                        first_again,
+                    }),
+                },
+            )
+            .collect()
+    }
+}
