@@ -152,7 +152,7 @@ impl<'r> Moved<'r> {
 
 /// How many times the last-level cache a kernel's largest array must be
 /// for its rate to count as memory bandwidth: STREAM's rule for its
-/// arrays. The Jacobi peer's sweeps moved 7-10% more bytes per second
+/// arrays. The Jacobi peer's sweeps moved 7-11% more bytes per second
 /// over its 64 MiB grids (twice a 32 MiB L3) than over 128 MiB ones
 /// (8192×4096), alternated in one process.
 const STREAM_CACHE_MULTIPLE: f64 = 4.0;
