@@ -345,6 +345,12 @@ impl Report {
             .filter(|r| r.threads == threads)
             .filter_map(Moved::of)
             .collect();
+        // The line is about the triad: without it, nothing to say.
+        let (triad, triad_moved) = moved
+            .iter()
+            .filter(|m| m.row.kernel == crate::kernels::triad::NAME)
+            .filter_map(|m| Some((m.row, m.row.moved_rates()?.0)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))?;
         let counts = |m: &&Moved| least.is_none_or(|least| m.largest_array >= least);
         let Some(best) = moved
             .iter()
@@ -359,11 +365,6 @@ impl Report {
                 mib(least.unwrap_or_default())
             ));
         };
-        let (triad, triad_moved) = moved
-            .iter()
-            .filter(|m| m.row.kernel == crate::kernels::triad::NAME)
-            .filter_map(|m| Some((m.row, m.row.moved_rates()?.0)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))?;
         let rule = match (cache, least) {
             (Some(cache), Some(least)) => format!(
                 "counting the kernels whose largest array is at least \
