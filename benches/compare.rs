@@ -262,6 +262,7 @@ fn main() -> ExitCode {
         rows,
         launch,
         elapsed: started.elapsed(),
+        cache: cache::last_level_cache(),
         args: std::env::args()
             .skip(1)
             .filter(|a| a != "--bench")

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::cache::last_level_cache;
+use crate::cache::LastLevelCache;
 use crate::kernels::Work;
 
 /// One `scoped` variant of one kernel at one thread count.
@@ -44,10 +44,6 @@ pub(crate) struct AgainstFirst {
 }
 
 impl Row {
-    pub(crate) fn ratio(&self) -> f64 {
-        self.ratio
-    }
-
     /// The `scoped` and the peer rate, as the table gives them, and their
     /// unit.
     fn rates(&self) -> (f64, f64, &'static str) {
@@ -78,7 +74,7 @@ impl Row {
             self.threads,
             ms(self.scoped),
             ms(self.peer),
-            self.ratio(),
+            self.ratio,
             scoped_rate,
             peer_rate,
             unit
@@ -105,6 +101,9 @@ pub(crate) struct Report {
     pub(crate) launch: Vec<LaunchRow>,
     pub(crate) elapsed: Duration,
     pub(crate) args: Vec<String>,
+    /// The machine's last-level cache, if known: it decides which
+    /// kernels' rates count as memory bandwidth.
+    pub(crate) cache: Option<LastLevelCache>,
 }
 
 /// Ratio `scoped`/peer a kernel should not exceed.
@@ -203,7 +202,7 @@ impl Report {
             self.elapsed.as_secs_f64()
         );
         let _ = writeln!(s, "## Machine\n");
-        for line in machine() {
+        for line in machine(self.cache) {
             let _ = writeln!(s, "* {line}");
         }
         let _ = writeln!(s, "\n## Kernels\n");
@@ -227,7 +226,7 @@ impl Report {
             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         );
         for r in &self.rows {
-            let flag = if r.ratio() > TARGET_RATIO { " ✗" } else { "" };
+            let flag = if r.ratio > TARGET_RATIO { " ✗" } else { "" };
             let twin = r.twin_ratio.map_or(String::new(), |t| format!("{t:.3}"));
             let (scoped_rate, peer_rate, unit) = r.rates();
             let _ = writeln!(
@@ -239,7 +238,7 @@ impl Report {
                 r.threads,
                 ms(r.scoped),
                 ms(r.peer),
-                r.ratio(),
+                r.ratio,
                 scoped_rate,
                 peer_rate,
                 unit
@@ -337,8 +336,7 @@ impl Report {
     /// enough to measure the memory rather than the cache.
     fn bandwidth(&self) -> Option<String> {
         let threads = self.rows.iter().map(|r| r.threads).max()?;
-        let cache = last_level_cache();
-        let least = cache.map(|c| STREAM_CACHE_MULTIPLE * c.bytes as f64);
+        let least = self.cache.map(|c| STREAM_CACHE_MULTIPLE * c.bytes as f64);
         let moved: Vec<Moved> = self
             .rows
             .iter()
@@ -365,8 +363,8 @@ impl Report {
                 mib(least.unwrap_or_default())
             ));
         };
-        let rule = match (cache, least) {
-            (Some(cache), Some(least)) => format!(
+        let rule = match self.cache.zip(least) {
+            Some((cache, least)) => format!(
                 "counting the kernels whose largest array is at least \
                  {STREAM_CACHE_MULTIPLE} times the last-level cache ({:.0} MiB, L{}), as \
                  STREAM requires of its arrays, so that the bytes come from memory \
@@ -375,7 +373,7 @@ impl Report {
                 cache.level,
                 mib(least),
             ),
-            _ => "counting every kernel (the size of the last-level cache is unknown)".into(),
+            None => "counting every kernel (the size of the last-level cache is unknown)".into(),
         };
         // Per kernel left out: its largest array and best rate.
         let mut left_out: Vec<(&str, f64, f64)> = Vec::new();
@@ -442,7 +440,7 @@ impl Report {
 }
 
 /// Lines describing the machine and the build.
-fn machine() -> Vec<String> {
+fn machine(cache: Option<LastLevelCache>) -> Vec<String> {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
@@ -474,7 +472,7 @@ fn machine() -> Vec<String> {
     vec![
         format!("CPU: {cpu}"),
         format!("threads available: {cores}"),
-        match last_level_cache() {
+        match cache {
             Some(c) => format!(
                 "last-level cache: L{}, {:.0} MiB",
                 c.level,
@@ -542,7 +540,7 @@ mod chart {
         let e = |e: DrawingAreaErrorKind<_>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
 
-        let max_ratio = rows.iter().map(Row::ratio).fold(1.5f64, f64::max);
+        let max_ratio = rows.iter().map(|r| r.ratio).fold(1.5f64, f64::max);
         let x_max = (max_ratio * 2.0).ceil() / 2.0;
         let plot_width = (WIDTH as i32 - LEFT - RIGHT) as f64;
         let x_of = |ratio: f64| LEFT + (ratio.min(x_max) / x_max * plot_width) as i32;
@@ -580,7 +578,7 @@ mod chart {
                 all_threads
             };
             root.draw(&Rectangle::new(
-                [(LEFT, y), (x_of(row.ratio()), y + BAR)],
+                [(LEFT, y), (x_of(row.ratio), y + BAR)],
                 color.filled(),
             ))
             .map_err(e)?;
@@ -596,8 +594,8 @@ mod chart {
             // Right of the bar, or of the target line if the bar ends
             // before it, so that no line crosses the number.
             root.draw(&Text::new(
-                format!("{:.2}", row.ratio()),
-                (x_of(row.ratio().max(TARGET_RATIO)) + 6, y + BAR / 2),
+                format!("{:.2}", row.ratio),
+                (x_of(row.ratio.max(TARGET_RATIO)) + 6, y + BAR / 2),
                 left,
             ))
             .map_err(e)?;
