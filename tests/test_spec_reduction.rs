@@ -1,53 +1,16 @@
-//! The reduction example of the scoped-parallelism spec (scoped
-//! parallelism v2, "Example code"), the kernel of `examples/reduction.rs`,
-//! at small sizes: each work group of 128 items leaves the sum of its
-//! inputs in its first element and every other element unchanged. Checked
-//! against a serial loop.
+//! The reduction kernel of the scoped-parallelism spec (scoped
+//! parallelism v2, "Example code"), the main job's own kernel
+//! (`examples/reduction/kernel.rs`), at small sizes: each work group of 128
+//! items leaves the sum of its inputs in its first element and every other
+//! element unchanged. Checked against a serial loop. That it compiles
+//! shows that the nesting-rule checks accept the spec's own example.
 
 use scoped::prelude::*;
 
-const GROUP_SIZE: usize = 128;
+#[path = "../examples/reduction/kernel.rs"]
+mod kernel;
 
-// The kernel of examples/reduction.rs, unchanged.
-#[kernel]
-fn reduce(grp: WorkGroup<1>, mut data: ItemsWindow<'_, i32>) {
-    memory_environment!(
-        grp,
-        require_local_mem::<[i32; GROUP_SIZE]>(),
-        // Requested only to show private memory, as in the spec.
-        require_private_mem::<i32>(),
-        |scratch, private_mem| {
-            distribute_items!(grp, |idx| {
-                scratch[idx.local_id_dim(&grp, 0)] = data[idx.global_id_dim(0)];
-                private_mem[idx] = scratch[idx.local_id_dim(&grp, 0)];
-            });
-            // Instead of an explicit group_barrier, distribute_items_and_wait! would do.
-            group_barrier(grp);
-
-            // Code for a single item of each sub-group:
-            distribute_groups!(grp, |subgroup| {
-                single_item!(subgroup, || {});
-            });
-
-            // `i` lives in the physical item's private memory: read, not
-            // written, inside distribute_items!.
-            let mut i = GROUP_SIZE / 2;
-            while i > 0 {
-                distribute_items_and_wait!(grp, |idx| {
-                    let lid = idx.innermost_local_id_dim(0);
-                    if lid < i {
-                        scratch[lid] += scratch[lid + i];
-                    }
-                });
-                i /= 2;
-            }
-
-            single_item!(grp, || {
-                data[grp.group_id_dim(0) * GROUP_SIZE] = scratch[0];
-            });
-        }
-    );
-}
+use kernel::{reduce, GROUP_SIZE};
 
 /// Runs the spec's reduction over `input` on `queue` and checks every
 /// element against a serial loop: group sums in the first element of each
