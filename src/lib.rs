@@ -61,3 +61,5 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub use scoped_runtime::__private;
+
+pub mod guide;

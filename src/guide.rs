@@ -1,0 +1,12 @@
+//! Guides: how to write kernels for `scoped`, beyond the API reference.
+//!
+//! * [`writing_fast_kernels`]: the kernel shapes the compiler turns into
+//!   vector loops, the lowering shortcuts and how to hit them, and what
+//!   costs time on a CPU; each rule with the measurement behind it.
+//!
+//! The numbers are ratios of time to a hand-written rayon peer of the same
+//! kernel (below 1 is faster), from the benchmark crate `scoped-bench`
+//! (`BENCHMARKS.md`) on a 2-core AMD EPYC.
+
+#[doc = include_str!("guide/writing_fast_kernels.md")]
+pub mod writing_fast_kernels {}
