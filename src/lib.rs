@@ -63,3 +63,8 @@ pub mod prelude {
 pub use scoped_runtime::__private;
 
 pub mod guide;
+
+/// The README's code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
