@@ -35,6 +35,8 @@
 //!     .unwrap();
 //! assert_eq!(sums[0], (0..100).sum::<i64>());
 //! ```
+//!
+//! How to write kernels that run fast on a CPU: the [`guide`].
 
 pub use scoped_macros::{
     distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
