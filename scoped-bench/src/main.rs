@@ -175,8 +175,7 @@ fn write(report: &Report, markdown: &str) -> Result<(), String> {
         .parent()
         .expect("the crate is in the workspace's root");
     let file = root.join("BENCHMARKS.md");
-    std::fs::write(&file, markdown)
-        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    std::fs::write(&file, markdown).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     eprintln!("compare: wrote {}", file.display());
     if !report.rows.is_empty() {
         let chart = root.join(markdown::CHART);

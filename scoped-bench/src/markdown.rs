@@ -8,9 +8,7 @@ use time::macros::format_description;
 
 use crate::bandwidth::{bandwidth, Bandwidth, STREAM_CACHE_MULTIPLE, TRIAD_TARGET};
 use crate::machine::Machine;
-use crate::results::{
-    AgainstFirst, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO,
-};
+use crate::results::{AgainstFirst, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO};
 use crate::units::{mib, ms, us};
 
 /// The chart, relative to the repository root where `BENCHMARKS.md` is.
@@ -21,9 +19,21 @@ pub(crate) fn markdown(report: &Report) -> String {
     let mut s = String::new();
     let mut command = "cargo run --release -p scoped-bench".to_string();
     if !report.args.is_empty() {
-        command = format!("{command} -- {}", report.args.join(" "));
+        let quoted = |a: &String| {
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        };
+        let args: Vec<String> = report.args.iter().map(quoted).collect();
+        command = format!("{command} -- {}", args.join(" "));
     }
-    let sizes = if report.quick { "quick sizes" } else { "full sizes" };
+    let sizes = if report.quick {
+        "quick sizes"
+    } else {
+        "full sizes"
+    };
     let _ = writeln!(
         s,
         "# Benchmarks\n\n\
@@ -49,7 +59,11 @@ pub(crate) fn markdown(report: &Report) -> String {
 /// A table: `columns` are each a header and whether it is right-aligned.
 fn table(s: &mut String, columns: &[(&str, bool)], rows: impl IntoIterator<Item = Vec<String>>) {
     let line = |cells: Vec<String>| format!("| {} |", cells.join(" | "));
-    let _ = writeln!(s, "{}", line(columns.iter().map(|c| c.0.to_string()).collect()));
+    let _ = writeln!(
+        s,
+        "{}",
+        line(columns.iter().map(|c| c.0.to_string()).collect())
+    );
     let rules = columns.iter().map(|c| if c.1 { "---:" } else { "---" });
     let _ = writeln!(s, "{}", line(rules.map(String::from).collect()));
     for row in rows {
@@ -60,7 +74,9 @@ fn table(s: &mut String, columns: &[(&str, bool)], rows: impl IntoIterator<Item 
 fn machine(s: &mut String, m: &Machine) {
     let date = m
         .date
-        .format(format_description!("[year]-[month]-[day] [hour]:[minute] UTC"))
+        .format(format_description!(
+            "[year]-[month]-[day] [hour]:[minute] UTC"
+        ))
         .unwrap_or_default();
     let cache = m.cache.map_or("unknown".into(), |c| {
         format!("L{}, {:.0} MiB", c.level, mib(c.bytes as f64))
@@ -124,21 +140,23 @@ fn kernels(s: &mut String, rows: &[Row]) {
 }
 
 fn bandwidth_line(s: &mut String, b: &Bandwidth) {
-    let rule = match b.least {
-        Some(least) => format!(
-            "kernels whose largest array is at least {STREAM_CACHE_MULTIPLE}× the \
-             last-level cache ({:.0} MiB)",
-            mib(least)
-        ),
-        None => "every kernel (last-level cache unknown)".into(),
-    };
     let Some(best) = b.best else {
         let _ = writeln!(
             s,
-            "\nMemory bandwidth: no kernel counts ({rule}); the rates measure the caches \
-             as much as the memory."
+            "\nMemory bandwidth: no kernel's largest array reaches {:.0} MiB, \
+             {STREAM_CACHE_MULTIPLE}× the last-level cache; the rates measure the caches \
+             as much as the memory.",
+            mib(b.least.unwrap_or_default())
         );
         return;
+    };
+    let rule = match b.least {
+        Some(least) => format!(
+            "kernels whose largest array is at least {:.0} MiB, {STREAM_CACHE_MULTIPLE}× \
+             the last-level cache",
+            mib(least)
+        ),
+        None => "every kernel, the last-level cache being unknown".into(),
     };
     let best_side = if best.peer {
         format!("{} peer", best.row.kernel)
@@ -245,4 +263,17 @@ fn launch(s: &mut String, report: &Report) {
             ]
         }),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table;
+
+    #[test]
+    fn tables_are_markdown_with_right_aligned_numbers() {
+        let mut s = String::new();
+        let rows = [vec!["triad".to_string(), "1.018".to_string()]];
+        table(&mut s, &[("kernel", false), ("ratio", true)], rows);
+        assert_eq!(s, "| kernel | ratio |\n| --- | ---: |\n| triad | 1.018 |\n");
+    }
 }
