@@ -14,8 +14,8 @@
 //! | [`histogram`] | 256-bin histogram of `u32`: group-local histograms, then merge |
 //! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
 //!
-//! The comparison runner (`benches/compare.rs`) and the criterion benches
-//! (`benches/kernels.rs`) both drive the kernels through [`Kernel`].
+//! The runner drives the kernels through [`Kernel`]; `tests` checks every
+//! version of every kernel against its reference at tiny sizes.
 
 pub(crate) mod histogram;
 pub(crate) mod jacobi;
@@ -26,9 +26,14 @@ pub(crate) mod prefix_sum;
 pub(crate) mod reduction;
 pub(crate) mod triad;
 
+#[cfg(test)]
+mod tests;
+
 use std::fmt::Debug;
 
 use scoped::Queue;
+
+pub(crate) use crate::units::Work;
 
 /// Problem sizes: the ones the suite is specified for, smaller ones for a
 /// quick run, or tiny ones that only check the kernels.
@@ -42,45 +47,9 @@ pub(crate) enum Scale {
     /// kernel takes well under a second. Each still spans several work
     /// groups (at least 4), so that the steps across groups (merges,
     /// carries) are exercised.
-    // Constructed only by `tests/bench_kernels.rs`, not by the runners.
-    #[allow(dead_code)]
+    // Constructed only by the tests.
+    #[cfg_attr(not(test), allow(dead_code))]
     Test,
-}
-
-/// What one run of a kernel does, to turn a time into a rate.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Work {
-    /// Bytes the algorithm reads from and writes to memory, each once
-    /// (reported in GB/s of their sum, as STREAM counts), and the size in
-    /// bytes of its largest array: unless that is several times the
-    /// last-level cache, part of the traffic is served by the cache.
-    Bytes {
-        read: f64,
-        written: f64,
-        largest_array: f64,
-    },
-    /// Floating-point operations (reported in GFLOP/s).
-    Flops(f64),
-}
-
-impl Work {
-    /// The rate for one run taking `seconds`, and its unit.
-    pub(crate) fn rate(self, seconds: f64) -> (f64, &'static str) {
-        match self {
-            Work::Bytes { read, written, .. } => ((read + written) / seconds / 1e9, "GB/s"),
-            Work::Flops(f) => (f / seconds / 1e9, "GFLOP/s"),
-        }
-    }
-
-    /// GB/s the memory moves in one run taking `seconds`, for kernels that
-    /// move bytes: the caches read every line before writing it
-    /// (write-allocate), so each byte written is moved twice.
-    pub(crate) fn moved_rate(self, seconds: f64) -> Option<f64> {
-        match self {
-            Work::Bytes { read, written, .. } => Some((read + 2.0 * written) / seconds / 1e9),
-            Work::Flops(_) => None,
-        }
-    }
 }
 
 /// One kernel of the suite, set up at one size, with its inputs, its

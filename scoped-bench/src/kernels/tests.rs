@@ -1,25 +1,20 @@
-//! The benchmark suite's kernels (`benches/kernels/`), checked at their
-//! tiny test sizes ([`Scale::Test`]): every `scoped` variant of every
-//! kernel on two threads and on one, and the kernel's rayon peer on pools
-//! of the same sizes, each compared with the kernel's serial reference by
-//! its `check`. The benchmark runners check the same way before timing;
-//! this keeps the kernels checked between benchmark runs.
+//! The suite's kernels checked at their tiny test sizes
+//! ([`Scale::Test`]): every `scoped` variant of every kernel on two threads
+//! and on one, and the kernel's rayon peer on pools of the same sizes, each
+//! compared with the kernel's serial reference by its `check`. The runner
+//! checks the same way before timing; this keeps the kernels checked
+//! between runs.
 //!
 //! The launch-overhead kernel is not here: it is an empty kernel with no
 //! output to compare, only timed.
 
-// The suite as the runners include it; the parts only the runners use
-// (work and rates, sizes for the table, the launch-overhead timing) are
-// unused here.
-#[allow(dead_code)]
-#[path = "../benches/kernels/mod.rs"]
-mod kernels;
-
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use kernels::{Kernel, Scale};
 use scoped::Queue;
+
+use super::{Kernel, Scale};
+use crate::kernels;
 
 /// Thread counts every run is made at: two, so that groups run
 /// concurrently, and one, so that one thread runs group after group.

@@ -13,7 +13,7 @@ use scoped::Queue;
 
 use crate::kernels::Kernel;
 use crate::order::balanced_order;
-use crate::report::{self, AgainstFirst, Row};
+use crate::results::{self, AgainstFirst, Row};
 
 pub(crate) fn median(times: &mut [Duration]) -> Duration {
     times.sort();
@@ -93,7 +93,7 @@ impl<'k> Measurement<'k> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let control = variants.contains(&report::SUB_GROUPS);
+        let control = variants.contains(&results::SUB_GROUPS);
         let slots = variants.len() + usize::from(control);
         Ok(Self {
             kernel,

@@ -1,0 +1,279 @@
+//! The report as Markdown: what `BENCHMARKS.md` holds and what the runner
+//! prints. The report's prose is here alone, short and fixed; how the
+//! runner measures is the crate's README.
+
+use std::fmt::Write as _;
+
+use time::macros::format_description;
+
+use crate::bandwidth::{bandwidth, Bandwidth, STREAM_CACHE_MULTIPLE, TRIAD_TARGET};
+use crate::machine::Machine;
+use crate::results::{AgainstFirst, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO};
+use crate::units::{mib, ms, us};
+
+/// The chart, relative to the repository root where `BENCHMARKS.md` is.
+pub(crate) const CHART: &str = "scoped-bench/ratios.png";
+
+/// `BENCHMARKS.md`.
+pub(crate) fn markdown(report: &Report) -> String {
+    let mut s = String::new();
+    let mut command = "cargo run --release -p scoped-bench".to_string();
+    if !report.args.is_empty() {
+        let quoted = |a: &String| {
+            if a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        };
+        let args: Vec<String> = report.args.iter().map(quoted).collect();
+        command = format!("{command} -- {}", args.join(" "));
+    }
+    let sizes = if report.quick {
+        "quick sizes"
+    } else {
+        "full sizes"
+    };
+    let _ = writeln!(
+        s,
+        "# Benchmarks\n\n\
+         Written by `{command}` ({sizes}, medians of {} rounds, {:.0} s in all). \
+         Method: [scoped-bench/README.md](scoped-bench/README.md); kernels: \
+         `scoped-bench/src/kernels/`.\n",
+        report.runs,
+        report.elapsed.as_secs_f64()
+    );
+    machine(&mut s, &report.machine);
+    kernels(&mut s, &report.rows);
+    if let Some(b) = bandwidth(&report.rows, report.machine.cache) {
+        bandwidth_line(&mut s, &b);
+    }
+    sub_groups(&mut s, &report.rows);
+    launch(&mut s, report);
+    if !report.rows.is_empty() {
+        let _ = writeln!(s, "\n## Ratios\n\n![scoped/peer ratio per kernel]({CHART})");
+    }
+    s
+}
+
+/// A table: `columns` are each a header and whether it is right-aligned.
+fn table(s: &mut String, columns: &[(&str, bool)], rows: impl IntoIterator<Item = Vec<String>>) {
+    let line = |cells: Vec<String>| format!("| {} |", cells.join(" | "));
+    let _ = writeln!(
+        s,
+        "{}",
+        line(columns.iter().map(|c| c.0.to_string()).collect())
+    );
+    let rules = columns.iter().map(|c| if c.1 { "---:" } else { "---" });
+    let _ = writeln!(s, "{}", line(rules.map(String::from).collect()));
+    for row in rows {
+        let _ = writeln!(s, "{}", line(row));
+    }
+}
+
+fn machine(s: &mut String, m: &Machine) {
+    let date = m
+        .date
+        .format(format_description!(
+            "[year]-[month]-[day] [hour]:[minute] UTC"
+        ))
+        .unwrap_or_default();
+    let cache = m.cache.map_or("unknown".into(), |c| {
+        format!("L{}, {:.0} MiB", c.level, mib(c.bytes as f64))
+    });
+    let _ = writeln!(
+        s,
+        "## Machine\n\n\
+         * CPU: {}\n\
+         * threads available: {}\n\
+         * last-level cache: {cache}\n\
+         * compiler: {}\n\
+         * flags: `-C target-cpu=native` (from `.cargo/config.toml`), release profile; \
+         target features: {}; sub-group size {}\n\
+         * date: {date}",
+        m.cpu.as_deref().unwrap_or("unknown"),
+        m.threads,
+        m.compiler.as_deref().unwrap_or("unknown"),
+        m.target_features.join(", "),
+        m.sub_group_size,
+    );
+}
+
+fn kernels(s: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        s,
+        "\n## Kernels\n\n\
+         scoped/peer: median over the rounds of the two times measured back to back; \
+         below 1 `scoped` is faster, ✗ above the target of {TARGET_RATIO:.2}. \
+         scoped/twin: against the same algorithm written by hand with rayon.\n"
+    );
+    let columns = [
+        ("kernel", false),
+        ("variant", false),
+        ("size", false),
+        ("threads", true),
+        ("scoped (ms)", true),
+        ("peer (ms)", true),
+        ("scoped/peer", true),
+        ("rate (scoped / peer)", true),
+        ("scoped/twin", true),
+    ];
+    table(
+        s,
+        &columns,
+        rows.iter().map(|r| {
+            let flag = if r.ratio > TARGET_RATIO { " ✗" } else { "" };
+            let (scoped_rate, peer_rate, unit) = r.rates();
+            vec![
+                r.kernel.to_string(),
+                r.variant.to_string(),
+                r.size.clone(),
+                r.threads.to_string(),
+                format!("{:.3}", ms(r.scoped)),
+                format!("{:.3}", ms(r.peer)),
+                format!("{:.3}{flag}", r.ratio),
+                format!("{scoped_rate:.1} / {peer_rate:.1} {unit}"),
+                r.twin_ratio.map_or(String::new(), |t| format!("{t:.3}")),
+            ]
+        }),
+    );
+}
+
+fn bandwidth_line(s: &mut String, b: &Bandwidth) {
+    let Some(best) = b.best else {
+        let _ = writeln!(
+            s,
+            "\nMemory bandwidth: no kernel's largest array reaches {:.0} MiB, \
+             {STREAM_CACHE_MULTIPLE}× the last-level cache; the rates measure the caches \
+             as much as the memory.",
+            mib(b.least.unwrap_or_default())
+        );
+        return;
+    };
+    let rule = match b.least {
+        Some(least) => format!(
+            "kernels whose largest array is at least {:.0} MiB, {STREAM_CACHE_MULTIPLE}× \
+             the last-level cache",
+            mib(least)
+        ),
+        None => "every kernel, the last-level cache being unknown".into(),
+    };
+    let best_side = if best.peer {
+        format!("{} peer", best.row.kernel)
+    } else {
+        format!("{} scoped {}", best.row.kernel, best.row.variant)
+    };
+    let share = |rate: f64| 100.0 * b.triad_moved / rate;
+    let _ = write!(
+        s,
+        "\nMemory bandwidth at {} threads, in bytes the memory moves (writes twice: \
+         write-allocate), counting {rule}: best {:.1} GB/s ({best_side}); the `scoped` \
+         triad ({}) moves {:.1} GB/s, {:.0}% of it (target: at least {:.0}%).",
+        b.threads,
+        best.rate,
+        b.triad.variant,
+        b.triad_moved,
+        share(best.rate),
+        100.0 * TRIAD_TARGET
+    );
+    for l in &b.left_out {
+        let _ = write!(
+            s,
+            " Not counted: {} ({:.0} MiB arrays, {:.1} GB/s; the triad {:.0}% of it).",
+            l.kernel,
+            mib(l.largest_array),
+            l.rate,
+            share(l.rate)
+        );
+    }
+    let _ = writeln!(s);
+}
+
+fn sub_groups(s: &mut String, rows: &[Row]) {
+    let rows: Vec<(&Row, AgainstFirst)> = rows
+        .iter()
+        .filter(|r| r.variant.starts_with(SUB_GROUP_PREFIX))
+        .filter_map(|r| r.against_first.map(|against| (r, against)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Sub-group SIMD\n\n\
+         Variants built on sub-groups against their kernel's first variant, in the same \
+         rounds; again/first: a second run of the first variant, 1 but for noise.\n"
+    );
+    let columns = [
+        ("kernel", false),
+        ("variant", false),
+        ("threads", true),
+        ("against", false),
+        ("variant (ms)", true),
+        ("variant/against", true),
+        ("again/first", true),
+    ];
+    table(
+        s,
+        &columns,
+        rows.into_iter().map(|(r, against)| {
+            vec![
+                r.kernel.to_string(),
+                r.variant.to_string(),
+                r.threads.to_string(),
+                against.first.to_string(),
+                format!("{:.3}", ms(r.scoped)),
+                format!("{:.3}", against.ratio),
+                against
+                    .first_again
+                    .map_or(String::new(), |a| format!("{a:.3}")),
+            ]
+        }),
+    );
+}
+
+fn launch(s: &mut String, report: &Report) {
+    if report.launch.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Launch overhead\n\n\
+         An empty kernel against rayon's empty `par_iter`, per launch; target: at most \
+         {LAUNCH_TARGET:.1}× rayon.\n"
+    );
+    let columns = [
+        ("groups", true),
+        ("threads", true),
+        ("scoped (µs)", true),
+        ("rayon (µs)", true),
+        ("scoped/rayon", true),
+    ];
+    table(
+        s,
+        &columns,
+        report.launch.iter().map(|l| {
+            let flag = if l.ratio > LAUNCH_TARGET { " ✗" } else { "" };
+            vec![
+                l.groups.to_string(),
+                l.threads.to_string(),
+                format!("{:.2}", us(l.scoped)),
+                format!("{:.2}", us(l.rayon)),
+                format!("{:.2}{flag}", l.ratio),
+            ]
+        }),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table;
+
+    #[test]
+    fn tables_are_markdown_with_right_aligned_numbers() {
+        let mut s = String::new();
+        let rows = [vec!["triad".to_string(), "1.018".to_string()]];
+        table(&mut s, &[("kernel", false), ("ratio", true)], rows);
+        assert_eq!(s, "| kernel | ratio |\n| --- | ---: |\n| triad | 1.018 |\n");
+    }
+}
