@@ -32,7 +32,7 @@
 //!   instructions (the tree's first level loads 8 vectors where the flat
 //!   loop's 4 accumulators load 4). At one thread it takes 1.01–1.04×
 //!   the flat variant's time over 300 rounds, the cost of those 4
-//!   instructions (see ARCHITECTURE.md); the same lanes written by hand
+//!   instructions (see `scoped::guide::writing_fast_kernels`); the same lanes written by hand
 //!   with rayon are 1.2× the peer.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (`log2(128)` passes
