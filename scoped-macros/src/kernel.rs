@@ -61,8 +61,12 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
-        // that each item lies inside its window.
-        function.attrs.push(syn::parse_quote!(#[inline]));
+        // that each item lies inside its window; and it is compiled inside
+        // the launch's group loop for the instruction-set level chosen at
+        // run time (AVX2/FMA, AVX-512), which a call would leave at the
+        // baseline. Always, so that a kernel launched from several places
+        // is not left out of line.
+        function.attrs.push(syn::parse_quote!(#[inline(always)]));
     }
     errors.extend(walker.errors);
     if !errors.is_empty() {
@@ -144,7 +148,7 @@ mod tests {
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
         let expected = quote! {
-            #[inline]
+            #[inline(always)]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
                 ::scoped::__private::distribute_groups(&group, |sub_group| {
                     ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
@@ -233,7 +237,7 @@ mod tests {
         // error; the function keeps quiet about the placeholder.
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
         assert!(
-            lowered.starts_with("# [inline] # [allow (unused)]"),
+            lowered.starts_with("# [inline (always)] # [allow (unused)]"),
             "{lowered}"
         );
     }

@@ -5,6 +5,7 @@ use std::error::Error;
 use std::fmt;
 
 use crate::id::{Id, Range};
+use crate::isa::IsaError;
 
 /// The validated shape of a launch: `num_groups` work groups of
 /// `group_size` logical items each, `global_range` items in all.
@@ -92,6 +93,9 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// The instruction-set level of the launch cannot be used: `SCOPED_ISA`
+    /// names no level or one the CPU lacks (see [`Isa`](crate::Isa)).
+    Isa(IsaError),
 }
 
 impl fmt::Display for LaunchError {
@@ -125,6 +129,7 @@ impl fmt::Display for LaunchError {
                     "launch refused: argument {position} (ChunksMut) has per_group = 0"
                 )
             }
+            LaunchError::Isa(error) => write!(f, "launch refused: {error}"),
         }
     }
 }

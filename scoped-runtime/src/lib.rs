@@ -7,7 +7,8 @@
 //! * [`Id`], [`Range`] — index spaces; [`SItem`] — a logical work item;
 //! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
 //!   [`ScalarGroup`]; [`MemoryScope`];
-//! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
+//! * [`Queue`] — launches on rayon, compiled per instruction-set level
+//!   ([`Isa`]); [`ItemsMut`], [`ChunksMut`] — outputs
 //!   written safely by many groups at once;
 //! * [`PrivateMem`] and local memory requests — memory environments;
 //! * [`group_barrier`], `async_work_group_copy`;
@@ -23,6 +24,7 @@ mod global;
 mod group;
 mod id;
 mod input;
+mod isa;
 mod item;
 mod item_copy;
 mod launch;
@@ -40,6 +42,7 @@ pub use group::{
 };
 pub use id::{Id, Range};
 pub use input::{ItemsRef, ItemsRefWindow};
+pub use isa::{Isa, IsaError, ISA_ENV};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
 pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};

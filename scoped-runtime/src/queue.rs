@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::group::WorkGroup;
 use crate::id::Range;
+use crate::isa::{Isa, IsaError, SupportedIsa};
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::rules::GroupScope;
 
@@ -22,9 +23,14 @@ const STACK_BYTES: usize = 16 << 20;
 /// [`Queue::new`] uses rayon's global pool; [`Queue::with_threads`] builds
 /// a pool of its own. A panic inside a work group reaches the caller of the
 /// launch once the other groups are done; the queue stays usable.
+///
+/// Each launch runs its kernel compiled for an instruction-set level
+/// ([`Isa`]): [`Isa::selected`] unless [`Queue::with_isa`] chose one.
 #[derive(Clone, Default)]
 pub struct Queue {
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The level forced by [`Queue::with_isa`].
+    isa: Option<SupportedIsa>,
 }
 
 /// Why a queue could not be made.
@@ -50,7 +56,10 @@ impl Queue {
     /// A queue on rayon's global thread pool.
     #[must_use]
     pub fn new() -> Self {
-        Self { pool: None }
+        Self {
+            pool: None,
+            isa: None,
+        }
     }
 
     /// A queue on a pool of its own with `threads` threads.
@@ -76,7 +85,44 @@ impl Queue {
             })?;
         Ok(Self {
             pool: Some(Arc::new(pool)),
+            isa: None,
         })
+    }
+
+    /// This queue, its launches compiled for `isa` whatever
+    /// [`Isa::selected`] (and `SCOPED_ISA`) says.
+    ///
+    /// # Errors
+    /// [`IsaError::Unsupported`] if the running CPU lacks features of
+    /// `isa`, naming them.
+    ///
+    /// # Examples
+    /// ```
+    /// use scoped_runtime::{Isa, Queue};
+    /// let queue = Queue::new().with_isa(Isa::Baseline).unwrap();
+    /// assert_eq!(queue.isa(), Ok(Isa::Baseline));
+    /// ```
+    pub fn with_isa(self, isa: Isa) -> Result<Self, IsaError> {
+        Ok(Self {
+            isa: Some(SupportedIsa::new(isa)?),
+            ..self
+        })
+    }
+
+    /// The level this queue's launches are compiled for.
+    ///
+    /// # Errors
+    /// The error of [`Isa::selected`] when the queue has no level of its
+    /// own.
+    pub fn isa(&self) -> Result<Isa, IsaError> {
+        self.supported_isa().map(SupportedIsa::isa)
+    }
+
+    fn supported_isa(&self) -> Result<SupportedIsa, IsaError> {
+        match self.isa {
+            Some(isa) => Ok(isa),
+            None => Isa::selected().and_then(SupportedIsa::new),
+        }
     }
 
     /// Number of threads that run this queue's work groups.
@@ -97,7 +143,8 @@ impl Queue {
     /// # Errors
     /// Before anything runs: [`LaunchError::ZeroRange`] if a range has a
     /// zero dimension, [`LaunchError::Overflow`] if the item count
-    /// overflows `usize`.
+    /// overflows `usize`, [`LaunchError::Isa`] if the queue's level
+    /// cannot be used (see [`Queue::isa`]).
     ///
     /// # Panics
     /// If a work group panics, with that panic, after the other groups end.
@@ -159,6 +206,7 @@ impl Queue {
         }
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        let isa = self.supported_isa().map_err(LaunchError::Isa)?;
         let run_group = |linear: usize| {
             let group_id = shape.num_groups.delinearize(linear);
             let group = WorkGroup::new(
@@ -174,10 +222,12 @@ impl Queue {
             let _fresh = GroupScope::enter();
             kernel(group, part);
         };
+        // Each thread takes runs of consecutive groups, looped over by the
+        // copy of the loop compiled for `isa`, into which `run_group`, the
+        // kernel and its item loops are inlined.
         let run = || {
-            (0..shape.num_groups.size())
-                .into_par_iter()
-                .for_each(run_group)
+            rayon::iter::split(0..shape.num_groups.size(), halve)
+                .for_each(|groups| isa.for_each_group(groups, &run_group))
         };
         match &self.pool {
             Some(pool) => pool.install(run),
@@ -188,10 +238,22 @@ impl Queue {
     }
 }
 
+/// Splits a run of groups in two halves for rayon (`None`: one group left).
+fn halve(
+    groups: std::ops::Range<usize>,
+) -> (std::ops::Range<usize>, Option<std::ops::Range<usize>>) {
+    if groups.len() < 2 {
+        return (groups, None);
+    }
+    let mid = groups.start + groups.len() / 2;
+    (groups.start..mid, Some(mid..groups.end))
+}
+
 impl fmt::Debug for Queue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Queue")
             .field("threads", &self.num_threads())
+            .field("isa", &self.isa())
             .finish()
     }
 }
