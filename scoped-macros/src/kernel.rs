@@ -58,6 +58,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 
     let mut walker = Walker::new(ctx);
     walker.visit_block_mut(&mut function.block);
+    if let (Flavor::Kernel, Some(name)) = (flavor, &group.name) {
+        at_launch_level(&mut function, name);
+    }
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
@@ -75,6 +78,32 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// Makes the body of `function` a closure that the runtime runs at the
+/// instruction-set level of the launch that made `group`
+/// (`run_kernel_body`): always inlined, so that each level's copy compiles
+/// the whole body for its CPU features. The closure's return type is the
+/// function's, so that `?` and `return` keep their meaning.
+fn at_launch_level(function: &mut syn::ItemFn, group: &syn::Ident) {
+    let output = match &function.sig.output {
+        syn::ReturnType::Default => quote!(-> ()),
+        syn::ReturnType::Type(arrow, ty) if !contains_impl(ty) => quote!(#arrow #ty),
+        syn::ReturnType::Type(..) => TokenStream::new(),
+    };
+    let body = &function.block;
+    function.block = syn::parse_quote!({
+        ::scoped::__private::run_kernel_body(&#group, #[inline(always)] move || #output #body)
+    });
+}
+
+/// Whether `ty` mentions `impl Trait`, which a closure cannot name as its
+/// return type.
+fn contains_impl(ty: &syn::Type) -> bool {
+    quote!(#ty)
+        .to_string()
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|word| word == "impl")
 }
 
 /// Whether `ty` is a launch reduction's `Reducer` (by name, possibly behind

@@ -31,10 +31,10 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
         _ => return memory_environment(inv, group),
     };
     let function = format_ident!("{}", function, span = span);
-    let closure = match inv.kind {
-        Kind::DistributeItems => item_closure(closure),
-        _ => quote!(#closure),
-    };
+    // Every closure, not only the item loop's: a kernel body is compiled
+    // once per instruction-set level, and a closure left out of line would
+    // be one function shared by those copies, at the baseline level.
+    let closure = item_closure(closure);
     quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
 }
 
@@ -57,7 +57,7 @@ fn strip_reference(expr: &Expr) -> &Expr {
 
 /// A block that allocates every request, binds the closure's parameters to
 /// the allocations, and runs the closure's body once (as a closure, so
-/// that `return` keeps its meaning).
+/// that `return` keeps its meaning; always inlined, see [`invocation`]).
 fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
     let group_var = quote::format_ident!("__scoped_group", span = Span::mixed_site());
     let mut allocations = Vec::new();
@@ -88,7 +88,7 @@ fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
             let #group_var = &#group;
             #(#allocations)*
             #(#bindings)*
-            (#movement || #output #body)()
+            ::scoped::__private::run_once(#[inline(always)] #movement || #output #body)
         }
     }
 }

@@ -1,21 +1,38 @@
-//! Instruction-set levels: every launch's loop over a thread's work groups
-//! is compiled once per x86-64 level, and each launch runs the best copy
-//! the CPU has.
+//! Instruction-set levels: every kernel body is compiled once per x86-64
+//! level, and each launch runs the best copy the CPU has.
 //!
 //! A crate built with no flags targets SSE2 only: `f32::mul_add` is a call
-//! into libm and vectors are 128 bits wide. The kernel, the launch closure
-//! and the runtime's item loops are all inlined into the group loop, so
-//! compiling that loop inside a `#[target_feature]` function compiles the
-//! whole kernel for that level (AVX2 and FMA at [`Isa::V3`], AVX-512 at
-//! [`Isa::V4`]). The level is detected once per process; the environment
-//! variable `SCOPED_ISA=baseline|v3|v4` forces one, and
-//! [`Queue::with_isa`](crate::Queue::with_isa) forces one for a queue.
+//! into libm and vectors are 128 bits wide. Two places are compiled per
+//! level, inside `#[target_feature]` functions (AVX2 and FMA at
+//! [`Isa::V3`], AVX-512 at [`Isa::V4`]):
+//!
+//! * the launch's loop over a thread's groups, which makes each group and
+//!   its windows and calls the launch closure;
+//! * the kernel's body: `#[kernel]` hands it, as an always-inlined
+//!   closure, to [`run_kernel_body`], with the macros' loops and closures
+//!   and the runtime's item loops all inlined into it.
+//!
+//! Why both: a launch closure or kernel function is one function called
+//! from every level's group loop, and the optimiser keeps a large callee
+//! with several callers out of line, at the baseline. The body's copy
+//! gives it the level's instructions, but its windows arrive through
+//! memory, so per-item bounds checks the optimiser could drop next to the
+//! launch stay (the n-body of `user-crate/`: 2–5× slower). A launch
+//! closure marked `#[inline(always)]` is inlined into every group loop,
+//! where the level is a constant and the body's matching copy is inlined
+//! in turn: the native build's code. The level is detected once per
+//! process; the environment variable `SCOPED_ISA=baseline|v3|v4` forces
+//! one, and [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
 
 use std::error::Error;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 use std::sync::OnceLock;
+
+use crate::group::WorkGroup;
+#[cfg(test)]
+use crate::id::Id;
 
 /// The environment variable that forces the level of every launch.
 pub const ISA_ENV: &str = "SCOPED_ISA";
@@ -33,12 +50,12 @@ pub enum Isa {
 }
 
 /// CPU features of [`Isa::V3`]; the same list as the `target_feature`
-/// attribute of `groups_v3`.
+/// attribute of `body_v3`.
 const V3_FEATURES: &[&str] = &[
     "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt", "movbe", "popcnt",
 ];
 /// CPU features [`Isa::V4`] adds to [`Isa::V3`]; the same list as the
-/// `target_feature` attribute of `groups_v4`.
+/// `target_feature` attribute of `body_v4`.
 const V4_FEATURES: &[&str] = &["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"];
 
 impl Isa {
@@ -220,8 +237,9 @@ fn cpu_has(feature: &str) -> bool {
     }
 }
 
-/// A level the running CPU was checked to support: the only way to reach
-/// the `#[target_feature]` copies of the group loop.
+/// A level the running CPU was checked to support: the only kind of value
+/// that selects a `#[target_feature]` copy of the group loop or of a
+/// kernel body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SupportedIsa(Isa);
 
@@ -236,11 +254,12 @@ impl SupportedIsa {
         self.0
     }
 
-    /// Runs `run(g)` for every `g` in `groups`, in increasing order,
-    /// compiled for this level: `run` and everything it inlines is
-    /// compiled with the level's features.
+    /// Runs `run(g, level)` for every `g` in `groups`, in increasing order,
+    /// compiled for this level, `level` this level as a constant: `run`
+    /// and everything inlined into it is compiled with the level's
+    /// features.
     #[inline(always)]
-    pub(crate) fn for_each_group<F: Fn(usize)>(self, groups: Range<usize>, run: &F) {
+    pub(crate) fn for_each_group<F: Fn(usize, SupportedIsa)>(self, groups: Range<usize>, run: &F) {
         match self.0 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `SupportedIsa::new` checked that the CPU has every
@@ -249,51 +268,109 @@ impl SupportedIsa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as for v4, with the features of v3.
             Isa::V3 => unsafe { x86::groups_v3(groups, run) },
-            _ => groups_baseline(groups, run),
+            _ => {
+                for g in groups {
+                    run(g, SupportedIsa(Isa::Baseline));
+                }
+            }
         }
     }
 }
 
-/// The group loop at the baseline level.
+/// Runs a kernel's body, `body`, compiled for the level of the launch that
+/// made `group`. `#[kernel]` hands every kernel's body to it as an
+/// always-inlined closure.
+///
+/// Two cases, both at the launch's level. When the kernel is inlined into
+/// the launch's group loop (an `#[inline(always)]` launch closure), the
+/// level is a constant there, only the matching copy below remains, and it
+/// is inlined too: the body shares one function with its group and
+/// windows. Otherwise the kernel is one function shared by every level's
+/// group loop, and the level is read at run time: the body runs in a
+/// `#[target_feature]` function of its own.
+#[doc(hidden)]
 #[inline(always)]
-fn groups_baseline<F: Fn(usize)>(groups: Range<usize>, run: &F) {
-    for g in groups {
-        run(g);
+pub fn run_kernel_body<const D: usize, const S: usize, R>(
+    group: &WorkGroup<D, S>,
+    body: impl FnOnce() -> R,
+) -> R {
+    match group.isa.0 {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a work group's level is a `SupportedIsa`, checked against
+        // the CPU: it has every feature `body_v4` is compiled with.
+        Isa::V4 => unsafe { x86::body_v4(body) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as for v4, with the features of v3.
+        Isa::V3 => unsafe { x86::body_v3(body) },
+        _ => body(),
     }
 }
 
+/// `f()`: where the macros run a closure once (`memory_environment!`'s
+/// body), so that the closure can carry `#[inline(always)]`.
+#[doc(hidden)]
+#[inline(always)]
+pub fn run_once<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// The `#[target_feature]` functions. Their attributes list the features
+/// of `V3_FEATURES` (and `V4_FEATURES`): keep them the same.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::ops::Range;
 
-    /// The group loop at x86-64-v3 (features: `V3_FEATURES`).
+    use super::{Isa, SupportedIsa};
+
+    /// The group loop at x86-64-v3.
     ///
     /// # Safety
-    /// The CPU has every feature of [`Isa::V3`](super::Isa::V3).
+    /// The CPU has every feature of [`Isa::V3`].
     #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
-    pub(super) unsafe fn groups_v3<F: Fn(usize)>(groups: Range<usize>, run: &F) {
+    pub(super) unsafe fn groups_v3<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
         for g in groups {
-            run(g);
+            run(g, SupportedIsa(Isa::V3));
         }
     }
 
-    /// The group loop at x86-64-v4 (features: `V3_FEATURES` and
-    /// `V4_FEATURES`).
+    /// The group loop at x86-64-v4.
     ///
     /// # Safety
-    /// The CPU has every feature of [`Isa::V4`](super::Isa::V4).
+    /// The CPU has every feature of [`Isa::V4`].
     #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
                   avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-    pub(super) unsafe fn groups_v4<F: Fn(usize)>(groups: Range<usize>, run: &F) {
+    pub(super) unsafe fn groups_v4<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
         for g in groups {
-            run(g);
+            run(g, SupportedIsa(Isa::V4));
         }
+    }
+
+    /// `body()` at x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V3`].
+    #[inline] // a copy in the caller's unit, which a v3 group loop can inline
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
+    pub(super) unsafe fn body_v3<R>(body: impl FnOnce() -> R) -> R {
+        body()
+    }
+
+    /// `body()` at x86-64-v4.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V4`].
+    #[inline] // a copy in the caller's unit, which a v4 group loop can inline
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
+                  avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    pub(super) unsafe fn body_v4<R>(body: impl FnOnce() -> R) -> R {
+        body()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::id::Range as Extent;
 
     #[test]
     fn names_round_trip_and_unknown_names_are_refused() {
@@ -353,17 +430,25 @@ mod tests {
     }
 
     #[test]
-    fn every_supported_level_runs_every_group_once_in_order() {
+    fn group_loops_and_kernel_bodies_run_at_their_level() {
         for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
             let seen = std::sync::Mutex::new(Vec::new());
             SupportedIsa::new(isa)
                 .unwrap()
-                .for_each_group(3..9, &|g| seen.lock().unwrap().push(g));
-            assert_eq!(
-                seen.into_inner().unwrap(),
-                (3..9).collect::<Vec<_>>(),
-                "{isa}"
-            );
+                .for_each_group(3..9, &|g, level| {
+                    let group = WorkGroup::<1>::new(
+                        Id::new([g]),
+                        Extent::new([9]),
+                        Extent::new([2]),
+                        Extent::new([18]),
+                        level,
+                    );
+                    let ran_at = run_kernel_body(&group, || group.isa.isa());
+                    seen.lock().unwrap().push((g, ran_at));
+                });
+            let expected: Vec<_> = (3..9).map(|g| (g, isa)).collect();
+            assert_eq!(seen.into_inner().unwrap(), expected, "{isa}");
         }
+        assert_eq!(run_once(|| 7), 7);
     }
 }

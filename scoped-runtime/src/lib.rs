@@ -58,6 +58,7 @@ pub mod __private {
         distribute_items_and_wait, distribute_items_below, distribute_items_below_and_wait,
         single_item, single_item_and_wait, ItemBound, OtherBound, UsizeBound,
     };
+    pub use crate::isa::{run_kernel_body, run_once};
     pub use crate::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,

@@ -207,24 +207,29 @@ impl Queue {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let isa = self.supported_isa().map_err(LaunchError::Isa)?;
-        let run_group = |linear: usize| {
-            let group_id = shape.num_groups.delinearize(linear);
-            let group = WorkGroup::new(
-                group_id,
-                shape.num_groups,
-                shape.group_size,
-                shape.global_range,
-            );
-            // SAFETY: `__check` succeeded for `shape`, `group_id` is inside
-            // `num_groups`, and rayon runs each linear id exactly once, so
-            // no two windows for the same group exist.
-            let part = unsafe { args.__for_group(group_id, &shape) };
-            let _fresh = GroupScope::enter();
-            kernel(group, part);
-        };
+        // Always inlined into each level's group loop, with the level as a
+        // constant: see `isa.rs`.
+        let run_group = group_fn(
+            #[inline(always)]
+            |linear: usize, isa| {
+                let group_id = shape.num_groups.delinearize(linear);
+                let group = WorkGroup::new(
+                    group_id,
+                    shape.num_groups,
+                    shape.group_size,
+                    shape.global_range,
+                    isa,
+                );
+                // SAFETY: `__check` succeeded for `shape`, `group_id` is inside
+                // `num_groups`, and rayon runs each linear id exactly once, so
+                // no two windows for the same group exist.
+                let part = unsafe { args.__for_group(group_id, &shape) };
+                let _fresh = GroupScope::enter();
+                kernel(group, part);
+            },
+        );
         // Each thread takes runs of consecutive groups, looped over by the
-        // copy of the loop compiled for `isa`, into which `run_group`, the
-        // kernel and its item loops are inlined.
+        // copy of the loop compiled for `isa`.
         let run = || {
             rayon::iter::split(0..shape.num_groups.size(), halve)
                 .for_each(|groups| isa.for_each_group(groups, &run_group))
@@ -236,6 +241,11 @@ impl Queue {
         args.__finish();
         Ok(())
     }
+}
+
+/// `f`: a place where a closure may carry `#[inline(always)]`.
+fn group_fn<F: Fn(usize, SupportedIsa)>(f: F) -> F {
+    f
 }
 
 /// Splits a run of groups in two halves for rayon (`None`: one group left).

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
+use crate::isa::SupportedIsa;
 use crate::item::SItem;
 use crate::memory_scope::MemoryScope;
 
@@ -26,6 +27,9 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     local_range: Range<D>,
     global_offset: Id<D>,
     global_range: Range<D>,
+    /// The instruction-set level of the launch, which the kernel body runs
+    /// at (`run_kernel_body`).
+    pub(crate) isa: SupportedIsa,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -42,6 +46,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         num_groups: Range<D>,
         local_range: Range<D>,
         global_range: Range<D>,
+        isa: SupportedIsa,
     ) -> Self {
         Self {
             group_id,
@@ -49,6 +54,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             local_range,
             global_offset: scale(group_id, local_range),
             global_range,
+            isa,
             _not_send: PhantomData,
         }
     }
@@ -68,15 +74,19 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     fn items_in(&self, range: Range<D>, mut f: impl FnMut(SItem<D>)) {
         let (offset, global_range, local_range) =
             (self.global_offset, self.global_range, self.local_range);
-        for_each_id(range, |local| {
-            f(SItem::new(
-                offset + local,
-                global_range,
-                local,
-                local_range,
-                local,
-            ))
-        });
+        for_each_id(
+            range,
+            #[inline(always)]
+            |local| {
+                f(SItem::new(
+                    offset + local,
+                    global_range,
+                    local,
+                    local_range,
+                    local,
+                ))
+            },
+        );
     }
 }
 
@@ -144,53 +154,61 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     fn __for_each_group_item(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
         let last = self.local_range[D - 1];
         let groups = self.sub_group_range();
-        for_each_id(self.local_range, |local| {
-            let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
-            let mut sub_id = local;
-            sub_id[D - 1] = sub;
-            let mut first = local;
-            first[D - 1] = sub * S;
-            let len = S.min(last - first[D - 1]);
-            let sub_group = SubGroup::new(
-                sub_id,
-                groups,
-                self.global_offset + first,
-                len,
-                self.global_range,
-                first,
-                self.local_range,
-            );
-            let mut in_sub_group = Id::zero();
-            in_sub_group[D - 1] = lane;
-            let item = SItem::new(
-                self.global_offset + local,
-                self.global_range,
-                in_sub_group,
-                sub_group.logical_local_range(),
-                local,
-            );
-            f(sub_group, item)
-        });
+        for_each_id(
+            self.local_range,
+            #[inline(always)]
+            |local| {
+                let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
+                let mut sub_id = local;
+                sub_id[D - 1] = sub;
+                let mut first = local;
+                first[D - 1] = sub * S;
+                let len = S.min(last - first[D - 1]);
+                let sub_group = SubGroup::new(
+                    sub_id,
+                    groups,
+                    self.global_offset + first,
+                    len,
+                    self.global_range,
+                    first,
+                    self.local_range,
+                );
+                let mut in_sub_group = Id::zero();
+                in_sub_group[D - 1] = lane;
+                let item = SItem::new(
+                    self.global_offset + local,
+                    self.global_range,
+                    in_sub_group,
+                    sub_group.logical_local_range(),
+                    local,
+                );
+                f(sub_group, item)
+            },
+        );
     }
 
     #[inline(always)]
     fn __for_each_group(&self, mut f: impl FnMut(SubGroup<D, S>)) {
         let last = self.local_range[D - 1];
         let groups = self.sub_group_range();
-        for_each_id(groups, |sub_id| {
-            let mut first = sub_id;
-            first[D - 1] = sub_id[D - 1] * S;
-            let len = S.min(last - first[D - 1]);
-            f(SubGroup::new(
-                sub_id,
-                groups,
-                self.global_offset + first,
-                len,
-                self.global_range,
-                first,
-                self.local_range,
-            ))
-        });
+        for_each_id(
+            groups,
+            #[inline(always)]
+            |sub_id| {
+                let mut first = sub_id;
+                first[D - 1] = sub_id[D - 1] * S;
+                let len = S.min(last - first[D - 1]);
+                f(SubGroup::new(
+                    sub_id,
+                    groups,
+                    self.global_offset + first,
+                    len,
+                    self.global_range,
+                    first,
+                    self.local_range,
+                ))
+            },
+        );
     }
 }
 
