@@ -179,19 +179,21 @@ mod tests {
         let expected = quote! {
             #[inline(always)]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
-                ::scoped::__private::distribute_groups(&group, |sub_group| {
-                    ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
-                        data[idx.global_linear_id()] += 1;
+                ::scoped::__private::run_kernel_body(&group, #[inline(always)] move || -> () {
+                    ::scoped::__private::distribute_groups(&group, #[inline(always)] |sub_group| {
+                        ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
+                            data[idx.global_linear_id()] += 1;
+                        });
+                        ::scoped::__private::single_item(&sub_group, #[inline(always)] || {});
                     });
-                    ::scoped::__private::single_item(&sub_group, || {});
-                });
-                ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
-                    let _ = &sub_group;
-                    {
-                        data[idx.global_linear_id()] += 1;
-                    }
-                });
-                ::scoped::__private::single_item_and_wait(&group, || {});
+                    ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
+                        let _ = &sub_group;
+                        {
+                            data[idx.global_linear_id()] += 1;
+                        }
+                    });
+                    ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
+                })
             }
         };
         // Compared as syntax trees (spans and token spacing aside).

@@ -2,27 +2,15 @@
 //! level, and each launch runs the best copy the CPU has.
 //!
 //! A crate built with no flags targets SSE2 only: `f32::mul_add` is a call
-//! into libm and vectors are 128 bits wide. Two places are compiled per
-//! level, inside `#[target_feature]` functions (AVX2 and FMA at
-//! [`Isa::V3`], AVX-512 at [`Isa::V4`]):
-//!
-//! * the launch's loop over a thread's groups, which makes each group and
-//!   its windows and calls the launch closure;
-//! * the kernel's body: `#[kernel]` hands it, as an always-inlined
-//!   closure, to [`run_kernel_body`], with the macros' loops and closures
-//!   and the runtime's item loops all inlined into it.
-//!
-//! Why both: a launch closure or kernel function is one function called
-//! from every level's group loop, and the optimiser keeps a large callee
-//! with several callers out of line, at the baseline. The body's copy
-//! gives it the level's instructions, but its windows arrive through
-//! memory, so per-item bounds checks the optimiser could drop next to the
-//! launch stay (the n-body of `user-crate/`: 2–5× slower). A launch
-//! closure marked `#[inline(always)]` is inlined into every group loop,
-//! where the level is a constant and the body's matching copy is inlined
-//! in turn: the native build's code. The level is detected once per
-//! process; the environment variable `SCOPED_ISA=baseline|v3|v4` forces
-//! one, and [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
+//! into libm and vectors are 128 bits wide. The launch's loop over a
+//! thread's groups is compiled once per level inside `#[target_feature]`
+//! functions (AVX2 and FMA at [`Isa::V3`], AVX-512 at [`Isa::V4`]), and so
+//! is the kernel's body ([`run_kernel_body`]): the group loop makes each
+//! group and its windows, the kernel, the macros' closures and the
+//! runtime's item loops are all inlined into it, and the whole kernel is
+//! compiled for that level. The level is detected once per process; the
+//! environment variable `SCOPED_ISA=baseline|v3|v4` forces one, and
+//! [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
 
 use std::error::Error;
 use std::fmt;
@@ -281,13 +269,15 @@ impl SupportedIsa {
 /// made `group`. `#[kernel]` hands every kernel's body to it as an
 /// always-inlined closure.
 ///
-/// Two cases, both at the launch's level. When the kernel is inlined into
-/// the launch's group loop (an `#[inline(always)]` launch closure), the
-/// level is a constant there, only the matching copy below remains, and it
-/// is inlined too: the body shares one function with its group and
-/// windows. Otherwise the kernel is one function shared by every level's
-/// group loop, and the level is read at run time: the body runs in a
-/// `#[target_feature]` function of its own.
+/// Each level's copy of the body is a function of its own, so the kernel
+/// itself is only a choice between three calls: small, it is inlined
+/// (with the launch closure around it) into every level's group loop,
+/// where the level is a constant, only the matching call remains, and the
+/// body is inlined there in turn. The body then shares one function with
+/// its group and windows, and the optimiser drops per-item bounds checks
+/// (the n-body of `user-crate/` ran 4.8× slower in CPU time when the body
+/// was left out of line). Where the kernel is not inlined, the level is
+/// read at run time and the body still runs at it.
 #[doc(hidden)]
 #[inline(always)]
 pub fn run_kernel_body<const D: usize, const S: usize, R>(
@@ -302,8 +292,17 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as for v4, with the features of v3.
         Isa::V3 => unsafe { x86::body_v3(body) },
-        _ => body(),
+        _ => body_baseline(body),
     }
+}
+
+/// `body()` at the baseline level. Out of line on x86-64, so that a kernel
+/// is only a choice between three calls: small enough for the optimiser to
+/// inline it into every level's group loop (see [`run_kernel_body`]).
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn body_baseline<R>(body: impl FnOnce() -> R) -> R {
+    body()
 }
 
 /// `f()`: where the macros run a closure once (`memory_environment!`'s

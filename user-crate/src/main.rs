@@ -138,7 +138,7 @@ fn options() -> Result<Options, String> {
             }
         }
     }
-    if o.bodies == 0 || o.bodies % GROUP_SIZE != 0 {
+    if o.bodies == 0 || !o.bodies.is_multiple_of(GROUP_SIZE) {
         return Err(format!(
             "--bodies {} must be a positive multiple of {GROUP_SIZE}",
             o.bodies
