@@ -225,6 +225,33 @@ fn cpu_has(feature: &str) -> bool {
     }
 }
 
+/// The highest level the crate itself is compiled for (by `-C target-cpu`
+/// or `-C target-feature`).
+const COMPILED: Isa = if cfg!(all(
+    target_feature = "avx2",
+    target_feature = "fma",
+    target_feature = "bmi1",
+    target_feature = "bmi2",
+    target_feature = "f16c",
+    target_feature = "lzcnt",
+    target_feature = "movbe",
+    target_feature = "popcnt",
+)) {
+    if cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512cd",
+        target_feature = "avx512dq",
+        target_feature = "avx512vl",
+    )) {
+        Isa::V4
+    } else {
+        Isa::V3
+    }
+} else {
+    Isa::Baseline
+};
+
 /// A level the running CPU was checked to support: the only kind of value
 /// that selects a `#[target_feature]` copy of the group loop or of a
 /// kernel body.
@@ -242,13 +269,27 @@ impl SupportedIsa {
         self.0
     }
 
+    /// The level whose copy of the code runs: this one, or the level the
+    /// crate itself is compiled for if that is higher (a copy for a lower
+    /// level would be the same code). A constant in builds for `v4` (such
+    /// as `-C target-cpu=native` on an AVX-512 CPU), so that they keep one
+    /// group loop.
+    #[inline(always)]
+    fn copy(self) -> Isa {
+        match COMPILED {
+            Isa::V4 => Isa::V4,
+            Isa::V3 if self.0 == Isa::Baseline => Isa::V3,
+            _ => self.0,
+        }
+    }
+
     /// Runs `run(g, level)` for every `g` in `groups`, in increasing order,
     /// compiled for this level, `level` this level as a constant: `run`
     /// and everything inlined into it is compiled with the level's
     /// features.
     #[inline(always)]
     pub(crate) fn for_each_group<F: Fn(usize, SupportedIsa)>(self, groups: Range<usize>, run: &F) {
-        match self.0 {
+        match self.copy() {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `SupportedIsa::new` checked that the CPU has every
             // feature of v4, which are those `groups_v4` is compiled with.
@@ -284,7 +325,7 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
     group: &WorkGroup<D, S>,
     body: impl FnOnce() -> R,
 ) -> R {
-    match group.isa.0 {
+    match group.isa.copy() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a work group's level is a `SupportedIsa`, checked against
         // the CPU: it has every feature `body_v4` is compiled with.
@@ -426,6 +467,17 @@ mod tests {
         );
         #[cfg(not(target_arch = "x86_64"))]
         assert_eq!(detected, Isa::Baseline);
+    }
+
+    #[test]
+    fn no_copy_runs_below_the_compiled_level() {
+        for isa in Isa::ALL {
+            let copy = SupportedIsa(isa).copy();
+            assert_eq!(copy, isa.max(COMPILED), "{isa}");
+        }
+        // This crate's own build: no flags unless the workspace sets some.
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+        assert_eq!(COMPILED, Isa::Baseline);
     }
 
     #[test]
