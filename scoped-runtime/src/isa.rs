@@ -14,7 +14,6 @@
 
 use std::error::Error;
 use std::fmt;
-use std::ops::Range;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
@@ -283,25 +282,23 @@ impl SupportedIsa {
         }
     }
 
-    /// Runs `run(g, level)` for every `g` in `groups`, in increasing order,
-    /// compiled for this level, `level` this level as a constant: `run`
-    /// and everything inlined into it is compiled with the level's
-    /// features.
+    /// Runs `run(group, level)` compiled for this level, `level` this
+    /// level as a constant: `run` and everything inlined into it is
+    /// compiled with the level's features. One call per group, as before
+    /// levels: a loop over several groups would inline the kernel into it,
+    /// where a window escaping into a call that is not inlined stops the
+    /// next group's loops from vectorising (see ARCHITECTURE.md).
     #[inline(always)]
-    pub(crate) fn for_each_group<F: Fn(usize, SupportedIsa)>(self, groups: Range<usize>, run: &F) {
+    pub(crate) fn run_group<F: Fn(usize, SupportedIsa)>(self, group: usize, run: &F) {
         match self.copy() {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `SupportedIsa::new` checked that the CPU has every
-            // feature of v4, which are those `groups_v4` is compiled with.
-            Isa::V4 => unsafe { x86::groups_v4(groups, run) },
+            // feature of v4, which are those `group_v4` is compiled with.
+            Isa::V4 => unsafe { x86::group_v4(group, run) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as for v4, with the features of v3.
-            Isa::V3 => unsafe { x86::groups_v3(groups, run) },
-            _ => {
-                for g in groups {
-                    run(g, SupportedIsa(Isa::Baseline));
-                }
-            }
+            Isa::V3 => unsafe { x86::group_v3(group, run) },
+            _ => run(group, SupportedIsa(Isa::Baseline)),
         }
     }
 }
@@ -358,31 +355,25 @@ pub fn run_once<R>(f: impl FnOnce() -> R) -> R {
 /// of `V3_FEATURES` (and `V4_FEATURES`): keep them the same.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use std::ops::Range;
-
     use super::{Isa, SupportedIsa};
 
-    /// The group loop at x86-64-v3.
+    /// One group at x86-64-v3.
     ///
     /// # Safety
     /// The CPU has every feature of [`Isa::V3`].
     #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
-    pub(super) unsafe fn groups_v3<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
-        for g in groups {
-            run(g, SupportedIsa(Isa::V3));
-        }
+    pub(super) unsafe fn group_v3<F: Fn(usize, SupportedIsa)>(group: usize, run: &F) {
+        run(group, SupportedIsa(Isa::V3));
     }
 
-    /// The group loop at x86-64-v4.
+    /// One group at x86-64-v4.
     ///
     /// # Safety
     /// The CPU has every feature of [`Isa::V4`].
     #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
                   avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-    pub(super) unsafe fn groups_v4<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
-        for g in groups {
-            run(g, SupportedIsa(Isa::V4));
-        }
+    pub(super) unsafe fn group_v4<F: Fn(usize, SupportedIsa)>(group: usize, run: &F) {
+        run(group, SupportedIsa(Isa::V4));
     }
 
     /// `body()` at x86-64-v3.
@@ -481,7 +472,7 @@ mod tests {
     }
 
     #[test]
-    fn group_loops_and_kernel_bodies_run_at_their_level() {
+    fn groups_and_kernel_bodies_run_at_their_level() {
         for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
             let seen = std::sync::Mutex::new(Vec::new());
             SupportedIsa::new(isa)

@@ -207,7 +207,7 @@ impl Queue {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let isa = self.supported_isa().map_err(LaunchError::Isa)?;
-        // Always inlined into each level's group loop, with the level as a
+        // Always inlined into each level's copy, with the level as a
         // constant: see `isa.rs`.
         let run_group = group_fn(
             #[inline(always)]
@@ -228,11 +228,10 @@ impl Queue {
                 kernel(group, part);
             },
         );
-        // Each thread takes runs of consecutive groups, looped over by the
-        // copy of the loop compiled for `isa`.
         let run = || {
-            rayon::iter::split(0..shape.num_groups.size(), halve)
-                .for_each(|groups| isa.for_each_group(groups, &run_group))
+            (0..shape.num_groups.size())
+                .into_par_iter()
+                .for_each(|g| isa.run_group(g, &run_group))
         };
         match &self.pool {
             Some(pool) => pool.install(run),
@@ -246,17 +245,6 @@ impl Queue {
 /// `f`: a place where a closure may carry `#[inline(always)]`.
 fn group_fn<F: Fn(usize, SupportedIsa)>(f: F) -> F {
     f
-}
-
-/// Splits a run of groups in two halves for rayon (`None`: one group left).
-fn halve(
-    groups: std::ops::Range<usize>,
-) -> (std::ops::Range<usize>, Option<std::ops::Range<usize>>) {
-    if groups.len() < 2 {
-        return (groups, None);
-    }
-    let mid = groups.start + groups.len() / 2;
-    (groups.start..mid, Some(mid..groups.end))
 }
 
 impl fmt::Debug for Queue {
