@@ -38,20 +38,22 @@
 //!
 //! How to write kernels that run fast on a CPU: the [`guide`].
 
-pub use scoped_macros::{
-    distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-    group_function, kernel, local_memory_environment, memory_environment,
-    private_memory_environment, single_item, single_item_and_wait,
-};
-pub use scoped_runtime::*;
-
-/// Everything a kernel usually needs: `use scoped::prelude::*;`.
-pub mod prelude {
+/// The attribute and collective macros, listed once for the root and the
+/// prelude.
+mod macros {
     pub use scoped_macros::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         group_function, kernel, local_memory_environment, memory_environment,
         private_memory_environment, single_item, single_item_and_wait,
     };
+}
+
+pub use macros::*;
+pub use scoped_runtime::*;
+
+/// Everything a kernel usually needs: `use scoped::prelude::*;`.
+pub mod prelude {
+    pub use crate::macros::*;
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{

@@ -7,7 +7,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{Error, FnArg, Item};
 
-use crate::check::{Context, Kind};
+use crate::check::{BindingKind, Context};
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
 
@@ -47,9 +47,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
                 // A reducer is shared reduction memory: `sum += x` inside
                 // `distribute_items!` is how SYCL code combines into it.
                 let kind = if is_reducer(&param.ty) {
-                    Kind::Memory
+                    BindingKind::Memory
                 } else {
-                    Kind::Param
+                    BindingKind::Param
                 };
                 ctx.bind_pat(&param.pat, &kind, None);
             }

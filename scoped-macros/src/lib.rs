@@ -11,10 +11,6 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
-mod copy;
-mod fuse;
-mod guard;
-mod item_syntax;
 mod kernel;
 mod lower;
 mod parse;

@@ -9,7 +9,7 @@ use syn::{Error, Expr, ExprClosure, GenericArgument, Ident, PathArguments, Resul
 
 /// Which collective a macro invocation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum Collective {
     DistributeItems,
     DistributeGroups,
     SingleItem,
@@ -18,20 +18,20 @@ pub(crate) enum Kind {
     PrivateMemoryEnvironment,
 }
 
-impl Kind {
+impl Collective {
     /// The kind and whether it waits, for a macro name; `None` if the name
     /// is not one of ours.
-    pub(crate) fn from_name(name: &str) -> Option<(Kind, bool)> {
+    pub(crate) fn from_name(name: &str) -> Option<(Collective, bool)> {
         Some(match name {
-            "distribute_items" => (Kind::DistributeItems, false),
-            "distribute_items_and_wait" => (Kind::DistributeItems, true),
-            "distribute_groups" => (Kind::DistributeGroups, false),
-            "distribute_groups_and_wait" => (Kind::DistributeGroups, true),
-            "single_item" => (Kind::SingleItem, false),
-            "single_item_and_wait" => (Kind::SingleItem, true),
-            "memory_environment" => (Kind::MemoryEnvironment, false),
-            "local_memory_environment" => (Kind::LocalMemoryEnvironment, false),
-            "private_memory_environment" => (Kind::PrivateMemoryEnvironment, false),
+            "distribute_items" => (Collective::DistributeItems, false),
+            "distribute_items_and_wait" => (Collective::DistributeItems, true),
+            "distribute_groups" => (Collective::DistributeGroups, false),
+            "distribute_groups_and_wait" => (Collective::DistributeGroups, true),
+            "single_item" => (Collective::SingleItem, false),
+            "single_item_and_wait" => (Collective::SingleItem, true),
+            "memory_environment" => (Collective::MemoryEnvironment, false),
+            "local_memory_environment" => (Collective::LocalMemoryEnvironment, false),
+            "private_memory_environment" => (Collective::PrivateMemoryEnvironment, false),
             _ => return None,
         })
     }
@@ -39,22 +39,22 @@ impl Kind {
     /// Number of parameters the closure must take.
     fn closure_params(self) -> Option<usize> {
         match self {
-            Kind::DistributeItems | Kind::DistributeGroups => Some(1),
-            Kind::SingleItem => Some(0),
-            Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => Some(1),
-            Kind::MemoryEnvironment => None,
+            Collective::DistributeItems | Collective::DistributeGroups => Some(1),
+            Collective::SingleItem => Some(0),
+            Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => Some(1),
+            Collective::MemoryEnvironment => None,
         }
     }
 
     /// What the closure's parameters are, for messages.
     fn closure_shape(self) -> &'static str {
         match self {
-            Kind::DistributeItems => "`|idx| { ... }` taking the logical item (`SItem`)",
-            Kind::DistributeGroups => "`|subgroup| { ... }` taking the subdivided group",
-            Kind::SingleItem => "`|| { ... }` taking no parameters",
-            Kind::LocalMemoryEnvironment => "`|memory| { ... }` taking the local memory",
-            Kind::PrivateMemoryEnvironment => "`|memory| { ... }` taking the private memory",
-            Kind::MemoryEnvironment => "one parameter per memory request",
+            Collective::DistributeItems => "`|idx| { ... }` taking the logical item (`SItem`)",
+            Collective::DistributeGroups => "`|subgroup| { ... }` taking the subdivided group",
+            Collective::SingleItem => "`|| { ... }` taking no parameters",
+            Collective::LocalMemoryEnvironment => "`|memory| { ... }` taking the local memory",
+            Collective::PrivateMemoryEnvironment => "`|memory| { ... }` taking the private memory",
+            Collective::MemoryEnvironment => "one parameter per memory request",
         }
     }
 }
@@ -77,7 +77,7 @@ pub(crate) struct Request {
 
 /// One invocation of a collective macro.
 pub(crate) struct Invocation {
-    pub(crate) kind: Kind,
+    pub(crate) kind: Collective,
     pub(crate) wait: bool,
     /// The macro's name as written, for messages and spans.
     pub(crate) name: Ident,
@@ -93,7 +93,7 @@ pub(crate) struct Invocation {
 
 /// Parses the tokens inside `name!( ... )`.
 pub(crate) fn invocation(
-    kind: Kind,
+    kind: Collective,
     wait: bool,
     name: Ident,
     tokens: TokenStream,
@@ -120,12 +120,12 @@ pub(crate) fn invocation(
     let group = args.remove(0);
     let mut requests = Vec::new();
     match kind {
-        Kind::MemoryEnvironment => {
+        Collective::MemoryEnvironment => {
             for arg in args {
                 requests.push(request(arg)?);
             }
         }
-        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+        Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => {
             if args.len() != 1 {
                 return Err(Error::new(
                     name.span(),
@@ -139,7 +139,7 @@ pub(crate) fn invocation(
                         format!("expected the memory's type here: {usage}"),
                     )
                 })?;
-            let place = if kind == Kind::LocalMemoryEnvironment {
+            let place = if kind == Collective::LocalMemoryEnvironment {
                 Place::Local
             } else {
                 Place::Private
@@ -163,7 +163,7 @@ pub(crate) fn invocation(
     let mut errors = Vec::new();
     let expected = kind.closure_params().unwrap_or(requests.len());
     if closure.inputs.len() != expected {
-        let what = if kind == Kind::MemoryEnvironment {
+        let what = if kind == Collective::MemoryEnvironment {
             format!(
                 "the closure of `{name}!` takes {} parameter(s) but there are {} memory request(s); \
                  it receives one reference per request, in order",
@@ -191,15 +191,15 @@ pub(crate) fn invocation(
     })
 }
 
-fn usage(name: &Ident, kind: Kind) -> String {
+fn usage(name: &Ident, kind: Collective) -> String {
     match kind {
-        Kind::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
-        Kind::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
-        Kind::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
-        Kind::MemoryEnvironment => format!(
+        Collective::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
+        Collective::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
+        Collective::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
+        Collective::MemoryEnvironment => format!(
             "`{name}!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| {{ ... }})`"
         ),
-        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+        Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => {
             format!("`{name}!(group, T, |memory| {{ ... }})`")
         }
     }
@@ -272,18 +272,4 @@ pub(crate) fn macro_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, Token
     Punctuated::<Expr, Token![,]>::parse_terminated
         .parse2(mac.tokens.clone())
         .ok()
-}
-
-/// `distribute_items!(g, <closure>)` parsed, and the group `g`: what the
-/// lowering shortcuts' tests feed them.
-#[cfg(test)]
-pub(crate) fn distribute_items_on_g(closure: &str) -> (Invocation, Expr) {
-    let inv = invocation(
-        Kind::DistributeItems,
-        false,
-        quote::format_ident!("distribute_items"),
-        format!("g, {closure}").parse().unwrap(),
-    )
-    .unwrap();
-    (inv, syn::parse_str("g").unwrap())
 }

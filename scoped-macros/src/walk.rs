@@ -12,10 +12,11 @@ use syn::{
 };
 
 use crate::check::{
-    self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage, Write,
+    self, calls, flow, BindingKind, Cause, Context, Divergence, Form, Site, Storage, Write,
 };
+use crate::lower;
+use crate::parse::Collective;
 use crate::parse::{self, Place};
-use crate::{lower, parse::Kind as Collective};
 
 /// Walks a body; collects every error instead of stopping at the first.
 pub(crate) struct Walker {
@@ -113,7 +114,7 @@ impl Walker {
                 | Collective::PrivateMemoryEnvironment => {
                     params
                         .iter()
-                        .for_each(|p| w.ctx.bind_pat(p, &Kind::Memory, None));
+                        .for_each(|p| w.ctx.bind_pat(p, &BindingKind::Memory, None));
                 }
             }
             w.visit_expr_mut(&mut inv.closure.body);
@@ -285,7 +286,7 @@ impl Walker {
             .filter(|_| matches!(pat, Pat::Ident(_)));
         let kind = match alias.map(|b| &b.kind) {
             // `let sg2 = sg;`: another name for the group.
-            Some(Kind::Group { level }) => Kind::Group { level: *level },
+            Some(BindingKind::Group { level }) => BindingKind::Group { level: *level },
             _ => self.ctx.local(check::let_storage(&self.ctx, ty, init)),
         };
         self.ctx.bind_pat(pat, &kind, divergent.as_ref());

@@ -16,49 +16,52 @@
 //!   launches, re-exported here.
 
 pub mod algorithms;
+mod async_copy;
 mod barrier;
-mod copy;
-mod distribute;
-mod global;
 mod group;
 mod id;
-mod input;
+mod inputs;
 mod item;
-mod item_copy;
 mod launch;
+mod lowering;
 mod memory;
 mod memory_scope;
+mod outputs;
 mod queue;
 mod rules;
 
 pub use algorithms::*;
+pub use async_copy::DeviceEvent;
 pub use barrier::{group_barrier, group_barrier_with_scope};
-pub use copy::DeviceEvent;
-pub use global::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
 };
 pub use id::{Id, Range};
-pub use input::{ItemsRef, ItemsRefWindow};
+pub use inputs::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
 pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
 pub use memory_scope::MemoryScope;
+pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
 
 /// What the macros' generated code calls. Not a public API: it may change
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::distribute::{
-        distribute_groups, distribute_groups_and_wait, distribute_groups_items, distribute_items,
-        distribute_items_and_wait, distribute_items_below, distribute_items_below_and_wait,
-        single_item, single_item_and_wait, ItemBound, OtherBound, UsizeBound,
+    pub use crate::lowering::distribute::{
+        distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
+        single_item, single_item_and_wait,
     };
-    pub use crate::item_copy::{
+    pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::guard::{
+        distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
+    };
+    pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
     };

@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{Error, Expr};
 
 use super::divergence::{Cause, Divergence};
-use super::scope::{Context, Kind, Storage};
+use super::scope::{BindingKind, Context, Storage};
 
 /// What kind of collective a [`Site`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,8 +120,10 @@ fn group_argument(ctx: &Context, site: &Site<'_>) -> Argument {
     let name = site.group.and_then(group_ident);
     let binding = name.and_then(|n| ctx.lookup(n));
     match (name, binding.map(|b| &b.kind)) {
-        (Some(_), Some(Kind::Group { level })) if *level >= ctx.level() => Argument::Innermost,
-        (Some(name), Some(Kind::Group { .. })) => Argument::Outer(name.clone()),
+        (Some(_), Some(BindingKind::Group { level })) if *level >= ctx.level() => {
+            Argument::Innermost
+        }
+        (Some(name), Some(BindingKind::Group { .. })) => Argument::Outer(name.clone()),
         _ if !matches!(site.form, Form::Macro { .. }) => {
             // rustc checks the argument's type; the rules only concern groups.
             Argument::NotAGroup(None)
@@ -276,8 +278,8 @@ pub(crate) fn assignment(ctx: &Context, place: &Expr, write: Write) -> Option<Er
     let (root, projected) = place_root(place)?;
     let binding = ctx.lookup(root)?;
     let (items, storage, declared) = match binding.kind {
-        Kind::Local { items, storage } => (items, storage, "is declared outside it"),
-        Kind::Param => (0, Storage::Reference, "is a parameter of the function"),
+        BindingKind::Local { items, storage } => (items, storage, "is declared outside it"),
+        BindingKind::Param => (0, Storage::Reference, "is a parameter of the function"),
         _ => return None,
     };
     let flagged = match storage {

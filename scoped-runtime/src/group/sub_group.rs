@@ -7,6 +7,7 @@ use super::scalar_group::ScalarGroup;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 
 /// Default sub-group size: the number of `f32` lanes of the widest vector
@@ -138,7 +139,6 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     type IdType = Id<D>;
     type RangeType = Range<D>;
     type LinearIdType = usize;
-    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn group_id(&self) -> Id<D> {
@@ -171,6 +171,10 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     fn __work_group_local_offset(&self) -> Id<D> {
         self.local_first
     }
+}
+
+impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
+    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {

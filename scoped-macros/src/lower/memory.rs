@@ -1,64 +1,17 @@
-//! Lowering: a checked [`Invocation`] into calls of the runtime's loop
-//! nests, reached through the facade's hidden path `::scoped::__private`.
+//! Lowering of the memory environments: a block of `let` bindings, local
+//! memory a value on the stack, private memory a `PrivateMem` that borrows
+//! stack room declared before it (so it cannot outlive the environment).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Expr, Pat};
 
-use crate::parse::{Invocation, Kind, Place, Request};
-
-/// The expression that replaces `inv`.
-pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
-    let group = strip_reference(&inv.group);
-    let closure = &inv.closure;
-    let span = inv.name.span();
-    if let Some(fused) = crate::fuse::distribute_groups(inv, group) {
-        return fused;
-    }
-    if let Some(shortened) = crate::guard::distribute_items(inv, group) {
-        return shortened;
-    }
-    if let Some(copy) = crate::copy::distribute_items(inv, group) {
-        return copy;
-    }
-    let function = match (inv.kind, inv.wait) {
-        (Kind::DistributeItems, false) => "distribute_items",
-        (Kind::DistributeItems, true) => "distribute_items_and_wait",
-        (Kind::DistributeGroups, false) => "distribute_groups",
-        (Kind::DistributeGroups, true) => "distribute_groups_and_wait",
-        (Kind::SingleItem, false) => "single_item",
-        (Kind::SingleItem, true) => "single_item_and_wait",
-        _ => return memory_environment(inv, group),
-    };
-    let function = format_ident!("{}", function, span = span);
-    let closure = match inv.kind {
-        Kind::DistributeItems => item_closure(closure),
-        _ => quote!(#closure),
-    };
-    quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
-}
-
-/// The closure a `distribute_items!` runs once per item, marked to be
-/// always inlined: a full sub-group's item loop unrolls into one call per
-/// lane, and the optimiser maps the lanes onto SIMD instructions only once
-/// every call is inlined (left to its cost model, it keeps large bodies as
-/// eight scalar calls).
-pub(crate) fn item_closure(closure: &impl quote::ToTokens) -> TokenStream {
-    quote!(#[inline(always)] #closure)
-}
-
-/// `&g` and `g` both name the group `g`.
-fn strip_reference(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Reference(r) if r.mutability.is_none() => &r.expr,
-        other => other,
-    }
-}
+use crate::parse::{Invocation, Place, Request};
 
 /// A block that allocates every request, binds the closure's parameters to
 /// the allocations, and runs the closure's body once (as a closure, so
 /// that `return` keeps its meaning).
-fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
+pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
     let group_var = quote::format_ident!("__scoped_group", span = Span::mixed_site());
     let mut allocations = Vec::new();
     let mut bindings = Vec::new();
@@ -127,11 +80,4 @@ fn bind(param: &Pat, storage: &syn::Ident) -> TokenStream {
         }
         pat => quote! { let #pat = &mut #storage; },
     }
-}
-
-/// What replaces a collective that cannot be lowered (its syntax or its
-/// group argument is wrong, and an error says so): an expression that fits
-/// any type, so that rustc adds no errors of its own to ours.
-pub(crate) fn placeholder() -> Expr {
-    syn::parse_quote!(::core::unreachable!())
 }
