@@ -68,6 +68,10 @@ pub use scoped_runtime::__private;
 
 pub mod guide;
 
+/// What must not compile for rustc's own reasons, as doctests.
+#[cfg(doctest)]
+mod compile_errors;
+
 /// The README's code blocks, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -221,10 +221,10 @@ mod tests {
         let errors: Vec<&str> = lowered.split("compile_error").skip(1).collect();
         assert_eq!(errors.len(), 5, "{lowered}");
         for (error, starts) in errors.iter().zip([
-            "! { \"rule 4 (memory placement): `count`",
-            "! { \"nesting rule 2: `group_barrier`",
-            "! { \"nesting rule 1: `single_item!`",
-            "! { \"nesting rule 3: `group_barrier`",
+            "! { \"rule 4: `count`",
+            "! { \"rule 2: `group_barrier`",
+            "! { \"rule 1: use the innermost group `subgroup`",
+            "! { \"rule 3: `group_barrier`",
             "! { \"`count` is not a group",
         ]) {
             assert!(error.trim_start().starts_with(starts), "{error}");

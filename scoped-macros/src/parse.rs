@@ -165,8 +165,8 @@ pub(crate) fn invocation(
     if closure.inputs.len() != expected {
         let what = if kind == Collective::MemoryEnvironment {
             format!(
-                "the closure of `{name}!` takes {} parameter(s) but there are {} memory request(s); \
-                 it receives one reference per request, in order",
+                "the closure of `{name}!` takes {} parameter(s) for {} memory request(s): take one \
+                 per request",
                 closure.inputs.len(),
                 requests.len()
             )
@@ -196,9 +196,9 @@ fn usage(name: &Ident, kind: Collective) -> String {
         Collective::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
         Collective::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
         Collective::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
-        Collective::MemoryEnvironment => format!(
-            "`{name}!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| {{ ... }})`"
-        ),
+        Collective::MemoryEnvironment => {
+            format!("`{name}!(group, require_local_mem::<T>(), |local| {{ ... }})`")
+        }
         Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => {
             format!("`{name}!(group, T, |memory| {{ ... }})`")
         }
@@ -211,8 +211,8 @@ fn request(arg: Expr) -> Result<Request> {
     let wrong = |arg: &Expr| {
         Error::new_spanned(
             arg,
-            "expected a memory request: `require_local_mem::<T>()`, `require_local_mem::<T>(init)`, \
-             `require_private_mem::<T>()` or `require_private_mem::<T>(init)`",
+            "expected `require_local_mem::<T>()` or `require_private_mem::<T>()` (initial value \
+             optional)",
         )
     };
     let Expr::Call(call) = &arg else {

@@ -450,7 +450,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -464,7 +464,7 @@ mod tests {
                     Some(())
                 }
             },
-            &["nesting rule 3: `single_item!`"],
+            &["rule 3: `single_item!`"],
         );
     }
 
@@ -482,7 +482,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -500,7 +500,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `single_item!` is a collective that every physical item of `sub`"],
+            &["rule 3: `single_item!` after a `return` on `sub.leader()`"],
         );
     }
 
@@ -543,8 +543,8 @@ mod tests {
                 }
             },
             &[
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs under a condition",
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs in a loop",
+                "rule 3: `group_barrier` under a condition",
+                "rule 3: `group_barrier` in a loop",
             ],
         );
     }
@@ -588,7 +588,7 @@ mod tests {
                     });
                 }
             },
-            &["rule 4 (memory placement): `x` is assigned"],
+            &["rule 4: `x` from outside"],
         );
     }
 
