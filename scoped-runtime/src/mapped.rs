@@ -122,6 +122,8 @@ impl<const D: usize> fmt::Debug for RangeMapper<D> {
         match self.0 {
             Mapping::OneToOne => write!(f, "one_to_one"),
             Mapping::Transposed => write!(f, "transposed"),
+            Mapping::Slice(1) if D == 2 => write!(f, "rows"),
+            Mapping::Slice(0) if D == 2 => write!(f, "columns"),
             Mapping::Slice(d) => write!(f, "slice({d})"),
             Mapping::Fixed(offset, range) => write!(f, "fixed({offset}, {range})"),
             Mapping::All => write!(f, "all"),
