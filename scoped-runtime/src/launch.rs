@@ -178,7 +178,7 @@ pub(crate) use sealed::Sealed;
 
 /// Arguments of a launch that hand every work group a part of their own:
 /// output views ([`ItemsMut`](crate::ItemsMut),
-/// [`ChunksMut`](crate::ChunksMut)), inputs ([`ItemsRef`](crate::ItemsRef)), `()` for none, and tuples of up to
+/// [`ChunksMut`](crate::ChunksMut), [`MappedMut`](crate::MappedMut)), inputs ([`ItemsRef`](crate::ItemsRef)), `()` for none, and tuples of up to
 /// four of them. Sealed.
 pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     /// What one work group receives: its window(s).
