@@ -164,7 +164,9 @@ collective_macros! {
     single_item_and_wait;
     /// `memory_environment!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| { ... })`:
     /// allocates each request and passes `&mut` references to the closure,
-    /// in order.
+    /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
+    /// local memory of `len` elements known at run time (SYCL's
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.

@@ -40,7 +40,10 @@ pub use id::{Id, Range};
 pub use inputs::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
-pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
+pub use memory::{
+    LocalInit, PrivateMem, LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_BYTES, MAX_LOCAL_MEM_SLICE_BYTES,
+    PRIVATE_STACK_BYTES,
+};
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
@@ -63,6 +66,7 @@ pub mod __private {
     };
     pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
-        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
+        local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
+        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
     };
 }
