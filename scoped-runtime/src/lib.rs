@@ -10,7 +10,9 @@
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
 //!   written safely by many groups at once;
 //! * [`PrivateMem`] and local memory requests — memory environments;
-//! * [`group_barrier`], `async_work_group_copy`;
+//! * [`group_barrier`], `async_work_group_copy`; the OpenCL C++
+//!   barriers [`work_group_barrier`], [`sub_group_barrier`] and
+//!   [`work_group_named_barrier`] with [`MemFence`] flags;
 //! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
 //!   broadcasts, `joint_*`, shuffles, OpenCL aliases) and reductions in
 //!   launches, re-exported here.
@@ -29,12 +31,14 @@ mod memory_scope;
 mod outputs;
 mod queue;
 mod rules;
+mod synchronization;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;
 pub use barrier::{group_barrier, group_barrier_with_scope};
 pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
+    SUB_GROUP_SIZES,
 };
 pub use id::{Id, Range};
 pub use inputs::{ItemsRef, ItemsRefWindow};
@@ -47,6 +51,10 @@ pub use memory::{
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
+pub use synchronization::{
+    sub_group_barrier, sub_group_barrier_with_scope, work_group_barrier,
+    work_group_barrier_with_scope, work_group_named_barrier, MemFence, WorkGroupNamedBarrier,
+};
 
 /// What the macros' generated code calls. Not a public API: it may change
 /// in any release.
