@@ -68,10 +68,12 @@ fn work_group_barrier_orders_local_and_global_memory_for_every_valid_pair() {
 fn reverse_sub_groups(group: WorkGroup<1, 4>, input: &[u8], mut out: ItemsWindow<'_, u8>) {
     distribute_groups!(group, |sg| {
         memory_environment!(sg, require_local_mem::<[u8; 4]>(), |lanes| {
-            distribute_items!(sg, |idx| lanes[idx.innermost_local_linear_id()] = input[idx.global_linear_id()]);
+            distribute_items!(sg, |idx| lanes[idx.innermost_local_linear_id()] =
+                input[idx.global_linear_id()]);
             sub_group_barrier(sg, MemFence::LOCAL);
             sub_group_barrier_with_scope(sg, MemFence::GLOBAL, MemoryScope::SubGroup);
-            distribute_items!(sg, |idx| out[idx] = lanes[3 - idx.innermost_local_linear_id()]);
+            distribute_items!(sg, |idx| out[idx] =
+                lanes[3 - idx.innermost_local_linear_id()]);
         });
     });
 }
@@ -85,7 +87,10 @@ fn sub_group_barrier_between_a_sub_groups_loops() {
             reverse_sub_groups(g, &input, w)
         })
         .unwrap();
-    let expected: Vec<u8> = input.chunks(4).flat_map(|c| c.iter().rev().copied()).collect();
+    let expected: Vec<u8> = input
+        .chunks(4)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
     assert_eq!(out, expected);
 }
 
@@ -103,7 +108,8 @@ fn named_phases(group: WorkGroup<1, 2>, mut out: ItemsWindow<'_, u32>) {
         distribute_groups!(group, |sg| {
             let s = sg.group_linear_id();
             if s < 4 {
-                distribute_items!(sg, |idx| shared[idx.global_linear_id() % 12] = 10 * s as u32 + idx.innermost_local_linear_id() as u32);
+                distribute_items!(sg, |idx| shared[idx.global_linear_id() % 12] =
+                    10 * s as u32 + idx.innermost_local_linear_id() as u32);
             }
         });
         a.wait(MemFence::LOCAL);
@@ -114,13 +120,15 @@ fn named_phases(group: WorkGroup<1, 2>, mut out: ItemsWindow<'_, u32>) {
             if s < 4 {
                 // The other sub-group of the pair.
                 let partner = s ^ 1;
-                distribute_items!(sg, |idx| out[idx] = shared[2 * partner + idx.innermost_local_linear_id()]);
+                distribute_items!(sg, |idx| out[idx] =
+                    shared[2 * partner + idx.innermost_local_linear_id()]);
             }
         });
         a.wait_with_scope(MemFence::GLOBAL, MemoryScope::WorkGroup);
         distribute_groups!(group, |sg| {
             if sg.group_linear_id() >= 4 {
-                distribute_items!(sg, |idx| out[idx] = shared[6 + idx.innermost_local_linear_id()]);
+                distribute_items!(sg, |idx| out[idx] =
+                    shared[6 + idx.innermost_local_linear_id()]);
             }
         });
     });
@@ -168,7 +176,9 @@ fn named_barrier_counts_outside_one_to_the_sub_group_count_panic_naming_both() {
     }
     let message = panic_message(|| launch(2, MemFence::IMAGE).unwrap());
     assert!(
-        message.contains("flags MemFence(IMAGE) with scope WorkGroup: `MemFence::IMAGE` cannot be used here"),
+        message.contains(
+            "flags MemFence(IMAGE) with scope WorkGroup: `MemFence::IMAGE` cannot be used here"
+        ),
         "{message}"
     );
 }
