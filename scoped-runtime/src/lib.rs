@@ -10,7 +10,7 @@
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
 //!   written safely by many groups at once;
 //! * [`PrivateMem`] and local memory requests — memory environments;
-//! * [`group_barrier`], `async_work_group_copy`; the OpenCL C++
+//! * [`group_barrier`], `async_work_group_copy`; [`synchronization`], the OpenCL C++
 //!   barriers [`work_group_barrier`], [`sub_group_barrier`] and
 //!   [`work_group_named_barrier`] with [`MemFence`] flags;
 //! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
@@ -31,7 +31,7 @@ mod memory_scope;
 mod outputs;
 mod queue;
 mod rules;
-mod synchronization;
+pub mod synchronization;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;

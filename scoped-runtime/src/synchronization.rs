@@ -170,8 +170,9 @@ fn narrower(what: &str, flags: MemFence, scope: MemoryScope, own: MemoryScope) -
 /// `flags` names are visible to the whole work group.
 ///
 /// On the CPU it is the boundary between the loops before and after it,
-/// where all of them are done: no instruction (see the [module
-/// docs](self)). Call it in the work group's scope, between
+/// where all of them are done: no instruction; with
+/// [`work_group_barrier_with_scope`] and a `Device` or `System` scope,
+/// global memory is fenced. Call it in the work group's scope, between
 /// `distribute_items!` or `distribute_groups!` calls.
 ///
 /// # Panics
