@@ -53,7 +53,7 @@ fn check_size<const S: usize>() -> usize {
     for group in input.chunks(size) {
         for sub_group in group.chunks(S) {
             let sum: i64 = sub_group.iter().sum();
-            expected_sums.extend(std::iter::repeat(sum).take(sub_group.len()));
+            expected_sums.extend(std::iter::repeat_n(sum, sub_group.len()));
             expected_mirrored.extend(sub_group.iter().rev());
         }
     }
