@@ -272,3 +272,25 @@ fn a_barrier_a_helper_reaches_inside_distribute_items_panics_in_debug_builds() {
         "{message}"
     );
 }
+
+#[kernel]
+fn named_wait_inside_distribute_groups(group: WorkGroup<1, 4>) {
+    let barrier = work_group_named_barrier(group, 2);
+    distribute_groups!(group, |_sg| barrier.wait(MemFence::LOCAL));
+}
+
+#[cfg(debug_assertions)]
+#[test]
+fn a_named_wait_inside_distribute_groups_panics_in_debug_builds() {
+    let message = panic_message(|| {
+        Queue::new()
+            .parallel(1, 8, named_wait_inside_distribute_groups)
+            .unwrap()
+    });
+    assert!(
+        message.starts_with(
+            "nesting rule 1: `work_group_named_barrier::wait` orders the sub-groups of a work group"
+        ),
+        "{message}"
+    );
+}

@@ -34,7 +34,7 @@ use std::sync::atomic::{fence, Ordering};
 
 use crate::group::{SubGroup, WorkGroup};
 use crate::memory_scope::MemoryScope;
-use crate::rules::check_collective;
+use crate::rules::{check_collective, check_work_group_scope};
 
 /// The address spaces a barrier orders (OpenCL C++ `mem_fence`), a bit
 /// set: combine flags with `|`; [`MemFence::NONE`] (OpenCL's `0`) orders
@@ -114,6 +114,9 @@ impl fmt::Debug for MemFence {
 #[track_caller]
 fn barrier(what: &str, own: MemoryScope, flags: MemFence, scope: MemoryScope, image: bool) {
     check_collective(what);
+    if own == MemoryScope::WorkGroup {
+        check_work_group_scope(what);
+    }
     if flags.contains(MemFence::IMAGE) {
         if !image {
             invalid(what, flags, scope, "`MemFence::IMAGE` cannot be used here");
@@ -290,8 +293,9 @@ pub fn sub_group_barrier_with_scope<const D: usize, const S: usize>(
 /// it orders everything every sub-group did before it against everything
 /// after it, which includes what the `sub_group_count` participants need.
 /// (Inside `distribute_groups!` it could not hold back the sub-group that
-/// runs first until the others arrive.) There is no limit on the number of
-/// named barriers (the spec asks for at least 8 per work group).
+/// runs first until the others arrive; debug builds panic there.) There is
+/// no limit on the number of named barriers (the spec asks for at least 8
+/// per work group).
 #[derive(Clone, Copy, Debug)]
 pub struct WorkGroupNamedBarrier<const D: usize, const S: usize> {
     /// The work group, which keeps the barrier on its thread.
@@ -351,6 +355,7 @@ pub fn work_group_named_barrier<const D: usize, const S: usize>(
     sub_group_count: usize,
 ) -> WorkGroupNamedBarrier<D, S> {
     check_collective("work_group_named_barrier");
+    check_work_group_scope("work_group_named_barrier");
     let sub_groups = group.sub_group_range().size();
     if sub_group_count == 0 || sub_group_count > sub_groups {
         bad_count(sub_group_count, sub_groups, S);
