@@ -166,7 +166,10 @@ collective_macros! {
     /// allocates each request and passes `&mut` references to the closure,
     /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
     /// local memory of `len` elements known at run time (SYCL's
-    /// `local_accessor` with a run-time range), passed as `&mut [T]`.
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`. In a
+    /// const-generic kernel (`fn k<const N: usize>(group: WorkGroup<1>)`),
+    /// `require_local_mem::<[T; N]>()` is sized per instantiation, each
+    /// checked against `MAX_LOCAL_MEM_BYTES` when it compiles.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.
