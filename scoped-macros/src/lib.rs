@@ -29,8 +29,10 @@ mod walk;
 /// # Rules
 ///
 /// A *collective* is one of the macros, `group_barrier`, a group algorithm
-/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...),
-/// `async_work_group_copy` or `wait_for`.
+/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...), an OpenCL C++
+/// function (`work_group_*`, `sub_group_*`, including the barriers and
+/// `work_group_named_barrier`), `async_work_group_copy`, `wait_for`, or a
+/// `wait` / `wait_with_scope` method (named barriers, device events).
 ///
 /// 1. **A collective operates on the innermost group in scope.** Inside
 ///    `distribute_groups!(group, |sub| ...)` only the items of `sub` take
