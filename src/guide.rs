@@ -6,6 +6,10 @@
 //! * [`scatter_and_atomics`]: writing outside a group's own items: mapped
 //!   windows, atomics, the `unsafe` scatter, and the E0596 a `&mut [T]`
 //!   kernel parameter gives.
+//! * [`porting`]: SYCL and CUDA next to `scoped`: kernels and launches, ids
+//!   and dimension order, local memory, barriers, private values,
+//!   atomics, grid-stride loops, sub-group sizes, the rules, and the
+//!   mistakes a GPU lets pass.
 //!
 //! The numbers are ratios of time to a hand-written rayon peer of the same
 //! kernel (below 1 is faster), from the benchmark crate `scoped-bench`
@@ -16,3 +20,5 @@ pub mod writing_fast_kernels {}
 
 #[doc = include_str!("guide/scatter_and_atomics.md")]
 pub mod scatter_and_atomics {}
+#[doc = include_str!("guide/porting.md")]
+pub mod porting {}

@@ -29,8 +29,10 @@ mod walk;
 /// # Rules
 ///
 /// A *collective* is one of the macros, `group_barrier`, a group algorithm
-/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...),
-/// `async_work_group_copy` or `wait_for`.
+/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...), an OpenCL C++
+/// function (`work_group_*`, `sub_group_*`, including the barriers and
+/// `work_group_named_barrier`), `async_work_group_copy`, `wait_for`, or a
+/// `wait` / `wait_with_scope` method (named barriers, device events).
 ///
 /// 1. **A collective operates on the innermost group in scope.** Inside
 ///    `distribute_groups!(group, |sub| ...)` only the items of `sub` take
@@ -176,7 +178,12 @@ collective_macros! {
     single_item_and_wait;
     /// `memory_environment!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| { ... })`:
     /// allocates each request and passes `&mut` references to the closure,
-    /// in order.
+    /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
+    /// local memory of `len` elements known at run time (SYCL's
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`. In a
+    /// const-generic kernel (`fn k<const N: usize>(group: WorkGroup<1>)`),
+    /// `require_local_mem::<[T; N]>()` is sized per instantiation, each
+    /// checked against `MAX_LOCAL_MEM_BYTES` when it compiles.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.
