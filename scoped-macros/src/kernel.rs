@@ -7,7 +7,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{Error, FnArg, Item};
 
-use crate::check::{Context, Kind};
+use crate::check::{BindingKind, Context};
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
 
@@ -47,9 +47,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
                 // A reducer is shared reduction memory: `sum += x` inside
                 // `distribute_items!` is how SYCL code combines into it.
                 let kind = if is_reducer(&param.ty) {
-                    Kind::Memory
+                    BindingKind::Memory
                 } else {
-                    Kind::Param
+                    BindingKind::Param
                 };
                 ctx.bind_pat(&param.pat, &kind, None);
             }
@@ -256,10 +256,10 @@ mod tests {
         let errors: Vec<&str> = lowered.split("compile_error").skip(1).collect();
         assert_eq!(errors.len(), 5, "{lowered}");
         for (error, starts) in errors.iter().zip([
-            "! { \"rule 4 (memory placement): `count`",
-            "! { \"nesting rule 2: `group_barrier`",
-            "! { \"nesting rule 1: `single_item!`",
-            "! { \"nesting rule 3: `group_barrier`",
+            "! { \"rule 4: `count`",
+            "! { \"rule 2: `group_barrier`",
+            "! { \"rule 1: use the innermost group `subgroup`",
+            "! { \"rule 3: `group_barrier`",
             "! { \"`count` is not a group",
         ]) {
             assert!(error.trim_start().starts_with(starts), "{error}");

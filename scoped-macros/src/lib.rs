@@ -11,10 +11,6 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
-mod copy;
-mod fuse;
-mod guard;
-mod item_syntax;
 mod kernel;
 mod lower;
 mod parse;
@@ -27,21 +23,67 @@ mod walk;
 /// `single_item!`, their `_and_wait` forms and the memory environments)
 /// are lowered to loops, and the whole body is checked against the spec's
 /// nesting rules (scoped parallelism v2, "Scoped parallelism nesting
-/// rules") and memory placement rule; every violation is a compile error
-/// at the offending code:
+/// rules") and memory placement rule: every violation is a compile error
+/// at the offending code, whose message starts with the rule's number.
 ///
-/// 1. a collective (the macros, `group_barrier`, group algorithms,
-///    `async_work_group_copy`, `wait_for`) operates on the innermost group
-///    in scope;
-/// 2. no collective, memory environment or private memory request inside
-///    `distribute_items!`;
-/// 3. no collective under control flow that can differ between the
-///    physical items of the group (a condition, loop or early exit on
-///    `leader()` or a physical id or range), nor inside `single_item!`;
-/// 4. inside `distribute_items!`, no assignment or `&mut` borrow of a
-///    variable declared outside it (the physical item's private memory);
-///    kernel parameters (global memory) and `memory_environment!` memory
-///    may be written.
+/// # Rules
+///
+/// A *collective* is one of the macros, `group_barrier`, a group algorithm
+/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...), an OpenCL C++
+/// function (`work_group_*`, `sub_group_*`, including the barriers and
+/// `work_group_named_barrier`), `async_work_group_copy`, `wait_for`, or a
+/// `wait` / `wait_with_scope` method (named barriers, device events).
+///
+/// 1. **A collective operates on the innermost group in scope.** Inside
+///    `distribute_groups!(group, |sub| ...)` only the items of `sub` take
+///    part, so a collective on `group` there would wait for items that never
+///    come: pass `sub`. A `distribute_groups!` closure must name its
+///    subgroup to pass it. A group that a closure or a helper receives as a
+///    parameter is not known as a group: move that code into a
+///    `#[group_function]`.
+/// 2. **Nothing collective inside `distribute_items!`,** whose body runs
+///    once per logical item: call collectives outside it, in the group's
+///    scope; for a barrier at its end write `distribute_items_and_wait!`.
+///    Memory environments open around `distribute_items!`: local memory
+///    belongs to the group, and private memory is indexed with the item
+///    (`memory[idx]`); a plain variable declared inside `distribute_items!`
+///    is private to its logical item already.
+/// 3. **Every physical item reaches every collective.** No collective under
+///    a condition, in a loop, or after an early exit (`return`, `break`,
+///    `continue`, `?`, `let ... else`) that depends on `leader()` or on a
+///    physical id or range, directly or through a variable holding one; and
+///    none inside `single_item!`, which one physical item runs. Call the
+///    collective where every item reaches it, put code for one item into
+///    `single_item!`, and bound loops by values every item shares (kernel
+///    arguments, constants, logical ranges).
+/// 4. **Logical items only read the physical item's private memory.** A
+///    variable declared outside `distribute_items!` (or a parameter passed
+///    by value) lives in the private memory of the physical item, which all
+///    its logical items share: inside `distribute_items!` they may read it
+///    but not assign it or borrow it mutably. Declare the
+///    variable inside `distribute_items!` for a value per logical item, or
+///    use a `memory_environment!`: `require_local_mem::<T>()` for a value
+///    per group, `require_private_mem::<T>()` for one per logical item
+///    (`memory[idx]`). Writes through a reference reach other memory and
+///    are allowed: elements of a kernel parameter (global memory), of a
+///    slice or window made from one (`let row = dst.as_mut_slice()`), or
+///    of memory-environment memory.
+///
+/// Other errors name what to write instead: a collective's group argument
+/// that is not a group in scope, a collective macro's arguments, or the
+/// kernel's signature.
+///
+/// # Outputs
+///
+/// Global memory that groups write comes in as a window or a shared view,
+/// not as `&mut [T]`: a launch calls the kernel from many threads through
+/// one `Fn` closure, which cannot lend each call the same `&mut`, so
+/// rustc refuses with E0596 ("cannot borrow `data` as mutable, as it is a
+/// captured variable in a `Fn` closure"). Take an `ItemsWindow`,
+/// `ChunkWindow` or `MappedWindow` (from `ItemsMut`, `ChunksMut`,
+/// `MappedMut` passed to `parallel_with`), atomics (`&[AtomicU32]`,
+/// `AtomicView`) or a `ScatterMut`; the guide
+/// `scoped::guide::scatter_and_atomics` says which.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::Kernel, attr.into(), item.into()).into()
@@ -87,9 +129,7 @@ pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn outside_kernel(name: &str) -> TokenStream {
     let message = format!(
-        "`{name}!` can only be used inside a `#[kernel]` or `#[group_function]` function (at \
-         any depth of its body, but not in a nested function); mark the enclosing function with \
-         `#[kernel]` or `#[group_function]`"
+        "`{name}!` works only in a `#[kernel]` or `#[group_function]`: mark the enclosing function"
     );
     syn::Error::new(Span::call_site(), message)
         .to_compile_error()
@@ -138,7 +178,12 @@ collective_macros! {
     single_item_and_wait;
     /// `memory_environment!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| { ... })`:
     /// allocates each request and passes `&mut` references to the closure,
-    /// in order.
+    /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
+    /// local memory of `len` elements known at run time (SYCL's
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`. In a
+    /// const-generic kernel (`fn k<const N: usize>(group: WorkGroup<1>)`),
+    /// `require_local_mem::<[T; N]>()` is sized per instantiation, each
+    /// checked against `MAX_LOCAL_MEM_BYTES` when it compiles.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.

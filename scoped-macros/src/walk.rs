@@ -12,10 +12,11 @@ use syn::{
 };
 
 use crate::check::{
-    self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage, Write,
+    self, calls, flow, BindingKind, Cause, Context, Divergence, Form, Site, Storage, Write,
 };
+use crate::lower;
+use crate::parse::Collective;
 use crate::parse::{self, Place};
-use crate::{lower, parse::Kind as Collective};
 
 /// Walks a body; collects every error instead of stopping at the first.
 pub(crate) struct Walker {
@@ -90,8 +91,8 @@ impl Walker {
         lowerable &= verdict.group_usable;
 
         for request in &mut inv.requests {
-            if let Some(init) = &mut request.init {
-                self.visit_expr_mut(init);
+            for arg in request.len.iter_mut().chain(&mut request.init) {
+                self.visit_expr_mut(arg);
             }
         }
         self.scoped(|w| {
@@ -113,7 +114,7 @@ impl Walker {
                 | Collective::PrivateMemoryEnvironment => {
                     params
                         .iter()
-                        .for_each(|p| w.ctx.bind_pat(p, &Kind::Memory, None));
+                        .for_each(|p| w.ctx.bind_pat(p, &BindingKind::Memory, None));
                 }
             }
             w.visit_expr_mut(&mut inv.closure.body);
@@ -285,7 +286,7 @@ impl Walker {
             .filter(|_| matches!(pat, Pat::Ident(_)));
         let kind = match alias.map(|b| &b.kind) {
             // `let sg2 = sg;`: another name for the group.
-            Some(Kind::Group { level }) => Kind::Group { level: *level },
+            Some(BindingKind::Group { level }) => BindingKind::Group { level: *level },
             _ => self.ctx.local(check::let_storage(&self.ctx, ty, init)),
         };
         self.ctx.bind_pat(pat, &kind, divergent.as_ref());
@@ -449,7 +450,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -463,7 +464,7 @@ mod tests {
                     Some(())
                 }
             },
-            &["nesting rule 3: `single_item!`"],
+            &["rule 3: `single_item!`"],
         );
     }
 
@@ -481,7 +482,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -499,7 +500,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `single_item!` is a collective that every physical item of `sub`"],
+            &["rule 3: `single_item!` after a `return` on `sub.leader()`"],
         );
     }
 
@@ -542,8 +543,8 @@ mod tests {
                 }
             },
             &[
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs under a condition",
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs in a loop",
+                "rule 3: `group_barrier` under a condition",
+                "rule 3: `group_barrier` in a loop",
             ],
         );
     }
@@ -587,7 +588,7 @@ mod tests {
                     });
                 }
             },
-            &["rule 4 (memory placement): `x` is assigned"],
+            &["rule 4: `x` from outside"],
         );
     }
 

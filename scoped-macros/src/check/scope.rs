@@ -21,7 +21,7 @@ pub(crate) enum Storage {
 
 /// What a name in scope refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum BindingKind {
     /// A group: the kernel's or group function's group parameter (level 0)
     /// or the subgroup a `distribute_groups!` closure receives (level n).
     Group { level: usize },
@@ -40,7 +40,7 @@ pub(crate) enum Kind {
 #[derive(Clone, Debug)]
 pub(crate) struct Binding {
     pub(crate) name: Ident,
-    pub(crate) kind: Kind,
+    pub(crate) kind: BindingKind,
     /// Set if the value depends on the physical item (`leader()`,
     /// physical ids): conditions on it diverge.
     pub(crate) divergent: Option<Divergence>,
@@ -80,7 +80,7 @@ impl Context {
             ..Context::default()
         };
         if let Some(name) = group {
-            ctx.bind(name, Kind::Group { level: 0 }, None);
+            ctx.bind(name, BindingKind::Group { level: 0 }, None);
         }
         ctx
     }
@@ -105,7 +105,7 @@ impl Context {
         self.scopes.push(Vec::new());
     }
 
-    pub(crate) fn bind(&mut self, name: Ident, kind: Kind, divergent: Option<Divergence>) {
+    pub(crate) fn bind(&mut self, name: Ident, kind: BindingKind, divergent: Option<Divergence>) {
         if self.scopes.is_empty() {
             self.push_scope();
         }
@@ -118,7 +118,12 @@ impl Context {
     }
 
     /// Binds every name `pat` introduces.
-    pub(crate) fn bind_pat(&mut self, pat: &Pat, kind: &Kind, divergent: Option<&Divergence>) {
+    pub(crate) fn bind_pat(
+        &mut self,
+        pat: &Pat,
+        kind: &BindingKind,
+        divergent: Option<&Divergence>,
+    ) {
         let mut names = Vec::new();
         pat_names(pat, &mut names);
         for name in names {
@@ -127,8 +132,8 @@ impl Context {
     }
 
     /// A variable declared in the body at this point, with `storage`.
-    pub(crate) fn local(&self, storage: Storage) -> Kind {
-        Kind::Local {
+    pub(crate) fn local(&self, storage: Storage) -> BindingKind {
+        BindingKind::Local {
             items: self.items.len(),
             storage,
         }
@@ -164,7 +169,7 @@ impl Context {
         self.groups.push(name.clone());
         let level = self.level();
         if let Some(pat) = param {
-            self.bind_pat(pat, &Kind::Group { level }, None);
+            self.bind_pat(pat, &BindingKind::Group { level }, None);
         }
     }
 
@@ -249,7 +254,7 @@ pub(crate) fn let_storage(ctx: &Context, ty: Option<&Type>, init: Option<&Expr>)
         }
         Expr::Path(path) => match path.path.get_ident().and_then(|name| ctx.lookup(name)) {
             Some(Binding {
-                kind: Kind::Local { storage, .. },
+                kind: BindingKind::Local { storage, .. },
                 ..
             }) => *storage,
             Some(_) => Storage::Reference,

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 
 /// A scalar group (scoped parallelism v2: `fence_scope == work_item`): one
@@ -49,7 +50,6 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     type IdType = Id<D>;
     type RangeType = Range<D>;
     type LinearIdType = usize;
-    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn group_id(&self) -> Id<D> {
@@ -80,6 +80,10 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     fn __work_group_local_offset(&self) -> Id<D> {
         self.work_group_local_id
     }
+}
+
+impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
+    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {

@@ -8,6 +8,7 @@ use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
 use crate::isa::SupportedIsa;
 use crate::item::SItem;
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 
 /// A work group of a launch (scoped parallelism v2: the `s_group` passed to
@@ -95,7 +96,6 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     type IdType = Id<D>;
     type RangeType = Range<D>;
     type LinearIdType = usize;
-    type Subgroup = SubGroup<D, S>;
 
     #[inline(always)]
     fn group_id(&self) -> Id<D> {
@@ -126,6 +126,10 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     fn __work_group_local_offset(&self) -> Id<D> {
         Id::zero()
     }
+}
+
+impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
+    type Subgroup = SubGroup<D, S>;
 
     #[inline(always)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {

@@ -41,14 +41,14 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
 use syn::{BinOp, Expr, Ident, Pat, Stmt, UnOp};
 
+use super::item_syntax::{local_id, peel, query, LocalId};
 use crate::check::{group_ident, pat_ident};
-use crate::item_syntax::{local_id, peel, query, LocalId};
-use crate::parse::{Invocation, Kind};
+use crate::parse::{Collective, Invocation};
 
 /// The shortcut lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
 pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
-    if inv.kind != Kind::DistributeItems || inv.closure.inputs.len() != 1 {
+    if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 {
         return None;
     }
     let item = pat_ident(&inv.closure.inputs[0])?;
@@ -82,7 +82,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let span = inv.name.span();
     let function = format_ident!("{}", function, span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
-    let closure = crate::lower::item_closure(&inv.closure);
+    let closure = super::closure::item_closure(&inv.closure);
     Some(quote_spanned! {span=>
         {
             let #limit = {
@@ -358,7 +358,7 @@ mod tests {
     /// The token text of the lowering of `distribute_items!(g, <closure>)`,
     /// or `None` if it keeps the full loop.
     fn lowered(closure: &str) -> Option<String> {
-        let (inv, group) = crate::parse::distribute_items_on_g(closure);
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
         distribute_items(&inv, &group).map(|t| t.to_string())
     }
 

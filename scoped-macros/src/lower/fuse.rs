@@ -19,12 +19,12 @@ use quote::quote_spanned;
 use syn::{Expr, ExprClosure, Stmt};
 
 use crate::check::{group_ident, pat_ident};
-use crate::parse::{Invocation, Kind};
+use crate::parse::{Collective, Invocation};
 
 /// The fused lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
 pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
-    if inv.kind != Kind::DistributeGroups || inv.closure.capture.is_some() {
+    if inv.kind != Collective::DistributeGroups || inv.closure.capture.is_some() {
         return None;
     }
     let subgroup = inv.closure.inputs.first()?;
