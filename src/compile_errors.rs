@@ -45,3 +45,23 @@
 //! }
 //! # fn main() {}
 //! ```
+//!
+//! A `move` item closure inside `distribute_groups!` is created once per
+//! sub-group, so it cannot take a value that is not `Copy` into itself:
+//! the sub-group closure runs more than once (E0507, a move out of a
+//! captured variable of an `FnMut` closure):
+//!
+//! ```compile_fail,E0507
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn moved(group: WorkGroup<1, 4>, out: &std::sync::Mutex<Vec<usize>>) {
+//!     let label = String::from("item");
+//!     distribute_groups!(group, |sg| {
+//!         distribute_items!(sg, move |idx| {
+//!             out.lock().unwrap().push(label.len() + idx.global_linear_id());
+//!         })
+//!     });
+//! }
+//! # fn main() {}
+//! ```

@@ -139,7 +139,9 @@ collective_macros! {
     ///
     /// A body that is only a guard on a local id of `group`,
     /// `let lid = idx.innermost_local_id_dim(0); if lid < bound { ... }`,
-    /// loops over the items below `bound` alone; the items it skips are
+    /// loops over the items below `bound` alone when `bound` is made of
+    /// integer literals, primitive integer variables and constants, casts
+    /// and arithmetic that the body does not write; the items it skips are
     /// those whose guard fails, so the effect is the same. A body that
     /// stages every item's element of a per-item input in local memory,
     /// `local[idx.innermost_local_id_dim(0)] = input[idx]`, is one slice

@@ -55,7 +55,8 @@ pub mod __private {
     };
     pub use crate::lowering::fuse::distribute_groups_items;
     pub use crate::lowering::guard::{
-        distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
+        distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
+        OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,

@@ -3,7 +3,7 @@
 //! stack room declared before it (so it cannot outlive the environment).
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote_spanned};
 use syn::{Expr, Pat};
 
 use crate::parse::{Invocation, Place, Request};
@@ -12,17 +12,23 @@ use crate::parse::{Invocation, Place, Request};
 /// the allocations, and runs the closure's body once (as a closure, so
 /// that `return` keeps its meaning).
 pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
-    let group_var = quote::format_ident!("__scoped_group", span = Span::mixed_site());
+    let group_var = format_ident!(
+        "__scoped_group",
+        span = Span::mixed_site().located_at(inv.name.span())
+    );
     let mut allocations = Vec::new();
     let mut bindings = Vec::new();
     for (index, (request, param)) in inv.requests.iter().zip(&inv.closure.inputs).enumerate() {
-        let storage = format_ident!("__scoped_memory_{}", index, span = Span::mixed_site());
+        // Hygienic names located at the user's request, so that borrow
+        // errors about the memory point at it, not at `#[kernel]`.
+        let here = Span::mixed_site().located_at(request.span);
+        let storage = format_ident!("__scoped_memory_{}", index, span = here);
         let allocate = match request.place {
             Place::Local => allocate_local(request),
             Place::Private => {
                 // Stack room the private memory may borrow; declared first,
                 // so that it outlives the memory.
-                let room = format_ident!("__scoped_room_{}", index, span = Span::mixed_site());
+                let room = format_ident!("__scoped_room_{}", index, span = here);
                 let span = request.span;
                 allocations.push(quote_spanned! {span=>
                     let mut #room = ::scoped::__private::PrivateStorage::new();
@@ -30,18 +36,20 @@ pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream 
                 allocate_private(request, &group_var, &room)
             }
         };
-        allocations.push(quote! { let mut #storage = #allocate; });
+        let span = request.span;
+        allocations.push(quote_spanned! {span=> let mut #storage = #allocate; });
         bindings.push(bind(param, &storage));
     }
     let body = &inv.closure.body;
     let movement = &inv.closure.capture;
     let output = &inv.closure.output;
-    quote! {
+    let call = quote_spanned! {inv.closure.or1_token.span=> (#movement || #output #body)() };
+    quote_spanned! {inv.name.span()=>
         {
             let #group_var = &#group;
             #(#allocations)*
             #(#bindings)*
-            (#movement || #output #body)()
+            #call
         }
     }
 }
@@ -73,11 +81,12 @@ fn allocate_private(request: &Request, group_var: &syn::Ident, room: &syn::Ident
 /// `let <param> = &mut <storage>;`, keeping a type annotation if the
 /// closure parameter had one.
 fn bind(param: &Pat, storage: &syn::Ident) -> TokenStream {
+    let span = syn::spanned::Spanned::span(param);
     match param {
         Pat::Type(typed) => {
             let (pat, ty) = (&typed.pat, &typed.ty);
-            quote! { let #pat: #ty = &mut #storage; }
+            quote_spanned! {span=> let #pat: #ty = &mut #storage; }
         }
-        pat => quote! { let #pat = &mut #storage; },
+        pat => quote_spanned! {span=> let #pat = &mut #storage; },
     }
 }
