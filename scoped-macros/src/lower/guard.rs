@@ -93,6 +93,18 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let function = format_ident!("{}", function, span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
     let closure = super::closure::item_closure(&inv.closure);
+    let read = quote! { (&::scoped::__private::ItemBound(&(#bound))).__limit() };
+    let read = if leaves.is_empty() {
+        read
+    } else {
+        quote! {
+            if #((&::scoped::__private::BoundLeaf(&#leaves)).__plain())&&* {
+                #read
+            } else {
+                ::core::option::Option::None
+            }
+        }
+    };
     Some(quote_spanned! {span=>
         {
             let #limit = {
@@ -100,11 +112,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
                 use ::scoped::__private::{
                     OtherBound as _, OtherLeaf as _, PlainLeaf as _, UsizeBound as _,
                 };
-                if true #(&& (&::scoped::__private::BoundLeaf(&#leaves)).__plain())* {
-                    (&::scoped::__private::ItemBound(&(#bound))).__limit()
-                } else {
-                    ::core::option::Option::None
-                }
+                #read
             };
             ::scoped::__private::#function(&#group, #dimension, #limit, #closure)
         }

@@ -3,7 +3,7 @@
 //! stack room declared before it (so it cannot outlive the environment).
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::{Expr, Pat};
 
 use crate::parse::{Invocation, Place, Request};
@@ -43,7 +43,8 @@ pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream 
     let body = &inv.closure.body;
     let movement = &inv.closure.capture;
     let output = &inv.closure.output;
-    let call = quote_spanned! {inv.closure.or1_token.span=> (#movement || #output #body)() };
+    // The closure call stays the macro's: it is no code of the user's.
+    let call = quote! { (#movement || #output #body)() };
     quote_spanned! {inv.name.span()=>
         {
             let #group_var = &#group;
