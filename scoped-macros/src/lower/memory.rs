@@ -91,3 +91,49 @@ fn bind(param: &Pat, storage: &syn::Ident) -> TokenStream {
         pat => quote_spanned! {span=> let #pat = &mut #storage; },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{TokenStream, TokenTree};
+
+    use crate::kernel::expand;
+    use crate::signature::Flavor;
+
+    /// The lines of every token named `name` in `tokens`.
+    fn lines_of(tokens: TokenStream, name: &str, lines: &mut Vec<usize>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) if ident == name => lines.push(ident.span().start().line),
+                TokenTree::Group(group) => lines_of(group.stream(), name, lines),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn the_memory_and_its_room_point_at_the_request() {
+        let kernel: TokenStream = "fn k(group: WorkGroup<1>) {\n\
+             memory_environment!(group,\n\
+                 require_local_mem::<[i32; 4]>(),\n\
+                 require_private_mem::<i32>(),\n\
+                 |local, private| {});\n\
+             }"
+        .parse()
+        .unwrap();
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
+        for (name, line) in [
+            ("__scoped_memory_0", 3),
+            ("__scoped_memory_1", 4),
+            ("__scoped_room_1", 4),
+            ("__scoped_group", 2),
+        ] {
+            let mut lines = Vec::new();
+            lines_of(lowered.clone(), name, &mut lines);
+            assert!(!lines.is_empty(), "no `{name}` in {lowered}");
+            assert!(
+                lines.iter().all(|&l| l == line),
+                "`{name}` at lines {lines:?}, not {line}"
+            );
+        }
+    }
+}
