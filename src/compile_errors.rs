@@ -65,3 +65,61 @@
 //! }
 //! # fn main() {}
 //! ```
+//!
+//! Rule 4: inside `distribute_items!`, a `&mut self` method of a variable
+//! declared outside it writes the physical item's private memory. Only the
+//! method's type tells a write from a read, so the kernel reads such
+//! variables through `Rule4ReadOnly`, which rustc refuses to borrow
+//! mutably (E0596):
+//!
+//! ```compile_fail,E0596
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn collect(group: WorkGroup<1>) {
+//!     let mut ids = Vec::new();
+//!     distribute_items!(group, |idx| ids.push(idx.global_linear_id()));
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! and so is an `FnMut` that the syntax does not show as a closure:
+//!
+//! ```compile_fail,E0596
+//! use scoped::prelude::*;
+//!
+//! fn counter() -> impl FnMut() -> u32 {
+//!     let mut count = 0;
+//!     move || {
+//!         count += 1;
+//!         count
+//!     }
+//! }
+//!
+//! #[kernel]
+//! fn count(group: WorkGroup<1>) {
+//!     let mut next = counter();
+//!     distribute_items!(group, |_idx| {
+//!         next();
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! Reads compile: `&self` methods, `Copy` methods and `Fn` calls.
+//!
+//! ```
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn read(group: WorkGroup<1>, out: &std::sync::Mutex<Vec<usize>>) {
+//!     let mut ids = vec![1, 2];
+//!     ids.push(3);
+//!     let shift = |x: usize| x + ids.len();
+//!     distribute_items!(group, |idx| {
+//!         let id = idx.global_linear_id().max(ids[0]);
+//!         out.lock().unwrap().push(shift(id) + ids.iter().sum::<usize>());
+//!     });
+//! }
+//! # fn main() {}
+//! ```

@@ -58,14 +58,20 @@ mod walk;
 ///    variable declared outside `distribute_items!` (or a parameter passed
 ///    by value) lives in the private memory of the physical item, which all
 ///    its logical items share: inside `distribute_items!` they may read it
-///    but not assign it or borrow it mutably. Declare the
-///    variable inside `distribute_items!` for a value per logical item, or
-///    use a `memory_environment!`: `require_local_mem::<T>()` for a value
-///    per group, `require_private_mem::<T>()` for one per logical item
-///    (`memory[idx]`). Writes through a reference reach other memory and
-///    are allowed: elements of a kernel parameter (global memory), of a
-///    slice or window made from one (`let row = dst.as_mut_slice()`), or
-///    of memory-environment memory.
+///    but not assign it, borrow it mutably, call a `&mut self` method on it
+///    or call it as an `FnMut` closure. Declare the variable inside
+///    `distribute_items!` for a value per logical item, or use a
+///    `memory_environment!`: `require_local_mem::<T>()` for a value per
+///    group, `require_private_mem::<T>()` for one per logical item
+///    (`memory[idx]`). Method calls on such a variable, and calls of it, go
+///    through a shared reference, so a `&mut self` method or an `FnMut`
+///    that the syntax cannot tell from a read is rustc's error E0596,
+///    naming `Rule4ReadOnly`. Writes through a reference reach other
+///    memory and are allowed: elements of a kernel parameter (global
+///    memory), of a slice or window made from one (`dst.as_mut_slice()`,
+///    any method with a `mut` word in its name, or a `let` with a `&mut`
+///    type), of memory-environment memory, or through interior mutability
+///    (`Cell`, atomics) that the kernel chose.
 ///
 /// Other errors name what to write instead: a collective's group argument
 /// that is not a group in scope, a collective macro's arguments, or the

@@ -62,6 +62,7 @@ pub mod __private {
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,

@@ -30,4 +30,4 @@ pub(crate) mod flow {
     pub(crate) use super::exits::{after_stmt, in_loop_body};
 }
 
-pub(crate) use rules::{assignment, collective, group_ident, Write};
+pub(crate) use rules::{assignment, call, collective, group_ident, is_outer_value, Write};

@@ -4,6 +4,8 @@
 //! * [`closure`]: the plain lowering of `distribute_items!`,
 //!   `distribute_groups!` and `single_item!` (and their `_and_wait` forms);
 //! * [`memory`]: the memory environments;
+//! * [`read_only`]: method calls on, and calls of, variables that
+//!   `distribute_items!` may only read (rule 4);
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound) and
@@ -16,9 +18,12 @@ mod guard;
 mod item_copy;
 mod item_syntax;
 mod memory;
+mod read_only;
 
 use proc_macro2::TokenStream;
 use syn::Expr;
+
+pub(crate) use read_only::read_only;
 
 use crate::parse::{Collective, Invocation};
 

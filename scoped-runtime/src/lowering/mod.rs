@@ -5,12 +5,15 @@
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`]: the shortcuts, each computing
-//!   what the plain loop would.
+//!   what the plain loop would;
+//! * [`read_only`]: how `distribute_items!` reads the physical item's
+//!   variables (rule 4).
 
 pub(crate) mod distribute;
 pub(crate) mod fuse;
 pub(crate) mod guard;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
+pub(crate) mod read_only;
 
 pub use loops::GroupLoops;
