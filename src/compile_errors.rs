@@ -123,3 +123,39 @@
 //! }
 //! # fn main() {}
 //! ```
+//!
+//! Sizes and shapes the runtime cannot run are errors while the kernel
+//! compiles (E0080, a failed constant evaluation), also under `cargo
+//! check` where the kernel names the types: local memory above 64 KiB,
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn too_big(group: WorkGroup<1>) {
+//!     local_memory_environment!(group, [f32; 20000], |tile| {
+//!         single_item!(group, || tile[0] = 1.0);
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! more than 3 dimensions,
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn four(_group: WorkGroup<4>) {}
+//! # fn main() {}
+//! ```
+//!
+//! or sub-groups of no items:
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn no_lanes(_group: WorkGroup<1, 0>) {}
+//! # fn main() {}
+//! ```

@@ -73,6 +73,18 @@ mod walk;
 ///    type), of memory-environment memory, or through interior mutability
 ///    (`Cell`, atomics) that the kernel chose.
 ///
+/// # Sizes and shapes
+///
+/// A kernel's work group has 1, 2 or 3 dimensions and a sub-group size
+/// `S` of at least 1, and a local memory request holds at most
+/// `MAX_LOCAL_MEM_BYTES` (64 KiB). Where the kernel names these types
+/// without generic parameters (`WorkGroup<2>`, `require_local_mem::<[f32;
+/// 256]>()`), breaking a limit is an error of `cargo check`, at the type.
+/// In generic code (`WorkGroup<D>`, `[T; N]`, a `#[group_function]` over
+/// `G`) the runtime checks them when it generates code for each use, so
+/// the error comes with `cargo build`, not `cargo check`: Rust evaluates
+/// such assertions only then.
+///
 /// Other errors name what to write instead: a collective's group argument
 /// that is not a group in scope, a collective macro's arguments, or the
 /// kernel's signature.

@@ -122,10 +122,12 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
-        Some(syn::parse2(lower::invocation(&inv)).unwrap_or_else(|e| {
-            let tokens = e.to_compile_error();
-            syn::parse_quote!({ #tokens })
-        }))
+        Some(
+            syn::parse2(lower::invocation(&inv, &self.ctx.generics)).unwrap_or_else(|e| {
+                let tokens = e.to_compile_error();
+                syn::parse_quote!({ #tokens })
+            }),
+        )
     }
 
     /// Checks and lowers what is inside a macro that is not ours, if its

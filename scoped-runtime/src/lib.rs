@@ -49,6 +49,7 @@ pub use queue::{Queue, QueueError};
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,

@@ -71,6 +71,9 @@ pub(crate) struct Context {
     /// Set when the function's signature is wrong: nothing is lowered, so
     /// that the signature's error is the only one the user sees for it.
     pub(crate) poisoned: bool,
+    /// The function's type and const parameters, which items inside its
+    /// body cannot name.
+    pub(crate) generics: Vec<Ident>,
 }
 
 impl Context {

@@ -4,14 +4,18 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Expr, Pat};
+use syn::{Expr, Ident, Pat};
 
 use crate::parse::{Invocation, Place, Request};
 
 /// A block that allocates every request, binds the closure's parameters to
 /// the allocations, and runs the closure's body once (as a closure, so
 /// that `return` keeps its meaning).
-pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream {
+pub(super) fn memory_environment(
+    inv: &Invocation,
+    group: &Expr,
+    generics: &[Ident],
+) -> TokenStream {
     let group_var = format_ident!(
         "__scoped_group",
         span = Span::mixed_site().located_at(inv.name.span())
@@ -24,7 +28,14 @@ pub(super) fn memory_environment(inv: &Invocation, group: &Expr) -> TokenStream 
         let here = Span::mixed_site().located_at(request.span);
         let storage = format_ident!("__scoped_memory_{}", index, span = here);
         let allocate = match request.place {
-            Place::Local => allocate_local(request),
+            Place::Local => {
+                allocations.extend(super::const_checks::local_mem(
+                    &request.ty,
+                    request.span,
+                    generics,
+                ));
+                allocate_local(request)
+            }
             Place::Private => {
                 // Stack room the private memory may borrow; declared first,
                 // so that it outlives the memory.

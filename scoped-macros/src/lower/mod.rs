@@ -3,7 +3,8 @@
 //!
 //! * [`closure`]: the plain lowering of `distribute_items!`,
 //!   `distribute_groups!` and `single_item!` (and their `_and_wait` forms);
-//! * [`memory`]: the memory environments;
+//! * [`memory`]: the memory environments, with [`const_checks`] of what
+//!   rustc can check while the kernel compiles;
 //! * [`read_only`]: method calls on, and calls of, variables that
 //!   `distribute_items!` may only read (rule 4);
 //! * the shortcuts, each taken only where its result is what the plain
@@ -13,6 +14,7 @@
 //!   in [`item_syntax`].
 
 mod closure;
+mod const_checks;
 mod fuse;
 mod guard;
 mod item_copy;
@@ -21,14 +23,16 @@ mod memory;
 mod read_only;
 
 use proc_macro2::TokenStream;
-use syn::Expr;
+use syn::{Expr, Ident};
 
+pub(crate) use const_checks::group_shape;
 pub(crate) use read_only::read_only;
 
 use crate::parse::{Collective, Invocation};
 
-/// The expression that replaces `inv`.
-pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
+/// The expression that replaces `inv`, in a function with the type and
+/// const parameters `generics`.
+pub(crate) fn invocation(inv: &Invocation, generics: &[Ident]) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
@@ -40,7 +44,7 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
         Collective::SingleItem => closure::call(inv, group),
         Collective::MemoryEnvironment
         | Collective::LocalMemoryEnvironment
-        | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group),
+        | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group, generics),
     }
 }
 

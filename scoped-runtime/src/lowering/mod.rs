@@ -2,6 +2,7 @@
 //! `distribute_groups!` and `single_item!`, and the lowering shortcuts.
 //! Reached only through `scoped::__private`; not a public API.
 //!
+//! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`]: the shortcuts, each computing
@@ -9,6 +10,7 @@
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4).
 
+pub(crate) mod const_checks;
 pub(crate) mod distribute;
 pub(crate) mod fuse;
 pub(crate) mod guard;
