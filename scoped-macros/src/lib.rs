@@ -140,6 +140,16 @@ fn outside_kernel(name: &str) -> TokenStream {
         .into()
 }
 
+/// The names of the collective functions and methods that nesting rules
+/// 1–3 recognise: `(functions, methods)`, two `&[&str]`. For the
+/// runtime's test that every collective it defines is among them.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __collective_names(_input: TokenStream) -> TokenStream {
+    let (functions, methods) = (check::calls::FUNCTIONS, check::calls::METHODS);
+    quote::quote!((&[#(#functions),*], &[#(#methods),*])).into()
+}
+
 macro_rules! collective_macros {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
