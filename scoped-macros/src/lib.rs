@@ -24,7 +24,7 @@ mod walk;
 /// are lowered to loops, and the whole body is checked against the spec's
 /// nesting rules (scoped parallelism v2, "Scoped parallelism nesting
 /// rules") and memory placement rule: every violation is a compile error
-/// at the offending code, whose message starts with the rule's number.
+/// at the offending code, whose message starts with its rule (`rule 2:`).
 ///
 /// # Rules
 ///
@@ -73,6 +73,10 @@ mod walk;
 ///    type), of memory-environment memory, or through interior mutability
 ///    (`Cell`, atomics) that the kernel chose.
 ///
+/// Other errors name what to write instead: a collective's group argument
+/// that is not a group in scope, a collective macro's arguments, or the
+/// kernel's signature.
+///
 /// # Sizes and shapes
 ///
 /// A kernel's work group has 1, 2 or 3 dimensions and a sub-group size
@@ -84,10 +88,6 @@ mod walk;
 /// `G`) the runtime checks them when it generates code for each use, so
 /// the error comes with `cargo build`, not `cargo check`: Rust evaluates
 /// such assertions only then.
-///
-/// Other errors name what to write instead: a collective's group argument
-/// that is not a group in scope, a collective macro's arguments, or the
-/// kernel's signature.
 ///
 /// # Outputs
 ///
