@@ -43,7 +43,7 @@
 mod macros {
     pub use scoped_macros::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-        group_function, kernel, local_memory_environment, memory_environment,
+        group_function, kernel, kernel_closure, local_memory_environment, memory_environment,
         private_memory_environment, single_item, single_item_and_wait,
     };
 }

@@ -62,6 +62,11 @@ pub mod __private {
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
     pub use crate::lowering::GroupLoops;
+
+    /// Fixes the sub-group size of an untyped kernel closure's group to
+    /// the default, as the type `WorkGroup<D>` written out does.
+    #[inline(always)]
+    pub fn default_sub_group_size<const D: usize>(_group: &crate::WorkGroup<D>) {}
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
     };
