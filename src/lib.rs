@@ -51,6 +51,13 @@ mod macros {
 pub use macros::*;
 pub use scoped_runtime::*;
 
+/// `bytemuck`, whose [`Zeroable`] bounds memory without an initial value
+/// (local memory of a generic `T` needs `T: Zeroable`). Its derives work
+/// without a dependency of one's own when told the path:
+/// `#[derive(Zeroable)] #[bytemuck(crate = "scoped::bytemuck")]`.
+pub use bytemuck;
+pub use bytemuck::{Pod, Zeroable};
+
 /// Everything a kernel usually needs: `use scoped::prelude::*;`.
 pub mod prelude {
     pub use crate::macros::*;
@@ -61,6 +68,7 @@ pub mod prelude {
         ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
         ScopedGroup, SubGroup, WorkGroup,
     };
+    pub use bytemuck::{Pod, Zeroable};
 }
 
 #[doc(hidden)]
