@@ -61,6 +61,7 @@ pub use bytemuck::{Pod, Zeroable};
 /// Everything a kernel usually needs: `use scoped::prelude::*;`.
 pub mod prelude {
     pub use crate::macros::*;
+    pub use bytemuck::{Pod, Zeroable};
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{
@@ -68,7 +69,6 @@ pub mod prelude {
         ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
         ScopedGroup, SubGroup, WorkGroup,
     };
-    pub use bytemuck::{Pod, Zeroable};
 }
 
 #[doc(hidden)]

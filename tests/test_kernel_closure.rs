@@ -81,7 +81,9 @@ fn kernel_closure_in_parallel() {
             }),
         )
         .unwrap();
-    assert!(hits.iter().all(|h| h.load(std::sync::atomic::Ordering::Relaxed) == 1));
+    assert!(hits
+        .iter()
+        .all(|h| h.load(std::sync::atomic::Ordering::Relaxed) == 1));
 }
 
 /// A kernel generic over the sub-group size.
@@ -93,7 +95,9 @@ fn sub_group_ids<const S: usize>(group: WorkGroup<1, S>, mut out: ItemsWindow<'_
 }
 
 fn expected_ids(groups: usize, size: usize, s: usize) -> Vec<usize> {
-    (0..groups * size).map(|i| (i % size) / s * 1000 + s).collect()
+    (0..groups * size)
+        .map(|i| (i % size) / s * 1000 + s)
+        .collect()
 }
 
 /// `|g: WorkGroup<_>, w|` infers the dimension and takes the default
