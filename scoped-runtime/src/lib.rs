@@ -29,6 +29,7 @@ mod memory_scope;
 mod outputs;
 mod queue;
 mod rules;
+mod scope;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;
@@ -44,6 +45,7 @@ pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
+pub use scope::Scope;
 
 /// What the macros' generated code calls. Not a public API: it may change
 /// in any release.
