@@ -3,6 +3,10 @@
 //! * [`writing_fast_kernels`]: the kernel shapes the compiler turns into
 //!   vector loops, the lowering shortcuts and how to hit them, and what
 //!   costs time on a CPU; each rule with the measurement behind it.
+//! * [`closures_and_async`]: kernels written as closures at the launch
+//!   (`kernel_closure!`), kernels generic over the sub-group size, many
+//!   launch arguments and span reductions, and asynchronous launches in a
+//!   `Queue::scope`.
 //!
 //! The numbers are ratios of time to a hand-written rayon peer of the same
 //! kernel (below 1 is faster), from the benchmark crate `scoped-bench`
@@ -10,3 +14,6 @@
 
 #[doc = include_str!("guide/writing_fast_kernels.md")]
 pub mod writing_fast_kernels {}
+
+#[doc = include_str!("guide/closures_and_async.md")]
+pub mod closures_and_async {}

@@ -46,8 +46,10 @@ impl Queue {
     /// the same scope, and data borrowed from inside `f` cannot be
     /// launched on (it would not live long enough).
     ///
-    /// The scope runs its launches on a thread of its own (started by
-    /// each call), which hands each launch to the queue's pool.
+    /// The scope runs its launches from a thread of its own (started by
+    /// each call), which hands each launch to the queue's pool: for a
+    /// queue from [`Queue::new`], rayon's global pool, even when the scope
+    /// is opened inside another pool.
     ///
     /// # Panics
     /// If a work group panics, with that panic, once `f` has returned and
