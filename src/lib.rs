@@ -65,8 +65,9 @@ pub mod prelude {
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{
-        group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef,
-        ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
+        group_barrier, group_barrier_with_scope, AtomicRef, AtomicView, ChunkWindow, ChunksMut, Id,
+        ItemsMut, ItemsRef, ItemsRefWindow, ItemsWindow, MappedMut, MappedWindow, MemoryOrder,
+        MemoryScope, PrivateMem, Queue, Range, RangeMapper, SItem, ScalarGroup, ScatterMut,
         ScopedGroup, SubGroup, WorkGroup,
     };
 }

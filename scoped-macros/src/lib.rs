@@ -71,6 +71,18 @@ mod walk;
 /// Other errors name what to write instead: a collective's group argument
 /// that is not a group in scope, a collective macro's arguments, or the
 /// kernel's signature.
+///
+/// # Outputs
+///
+/// Global memory that groups write comes in as a window or a shared view,
+/// not as `&mut [T]`: a launch calls the kernel from many threads through
+/// one `Fn` closure, which cannot lend each call the same `&mut`, so
+/// rustc refuses with E0596 ("cannot borrow `data` as mutable, as it is a
+/// captured variable in a `Fn` closure"). Take an `ItemsWindow`,
+/// `ChunkWindow` or `MappedWindow` (from `ItemsMut`, `ChunksMut`,
+/// `MappedMut` passed to `parallel_with`), atomics (`&[AtomicU32]`,
+/// `AtomicView`) or a `ScatterMut`; the guide
+/// `scoped::guide::scatter_and_atomics` says which.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::Kernel, attr.into(), item.into()).into()

@@ -92,6 +92,28 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// A [`MappedMut`](crate::MappedMut) whose mapper does not fit the
+    /// launch (a window outside the buffer, a dimension the launch lacks).
+    BadMapping {
+        /// Position of the view among the launch arguments.
+        position: usize,
+        /// The mapper, e.g. `"transposed"`.
+        mapper: String,
+        /// What does not fit, with the values.
+        reason: String,
+    },
+    /// A [`MappedMut`](crate::MappedMut) whose mapper gives two work
+    /// groups overlapping windows.
+    OverlappingWindows {
+        /// Position of the view among the launch arguments.
+        position: usize,
+        /// The mapper, e.g. `"rows"`.
+        mapper: String,
+        /// The group ids of two groups whose windows overlap.
+        groups: (String, String),
+        /// Buffer positions both would write.
+        region: String,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -125,6 +147,24 @@ impl fmt::Display for LaunchError {
                     "launch refused: argument {position} (ChunksMut) has per_group = 0"
                 )
             }
+            LaunchError::BadMapping {
+                position,
+                mapper,
+                reason,
+            } => write!(
+                f,
+                "launch refused: argument {position} (MappedMut, mapped {mapper}): {reason}"
+            ),
+            LaunchError::OverlappingWindows {
+                position,
+                mapper,
+                groups: (a, b),
+                region,
+            } => write!(
+                f,
+                "launch refused: argument {position} (MappedMut, mapped {mapper}) gives work \
+                 groups {a} and {b} overlapping windows: both would write positions {region}"
+            ),
         }
     }
 }
@@ -138,16 +178,18 @@ pub(crate) use sealed::Sealed;
 
 /// Arguments of a launch that hand every work group a part of their own:
 /// output views ([`ItemsMut`](crate::ItemsMut),
-/// [`ChunksMut`](crate::ChunksMut)), inputs ([`ItemsRef`](crate::ItemsRef)),
-/// launch reductions ([`reduction`](crate::reduction),
+/// [`ChunksMut`](crate::ChunksMut), [`MappedMut`](crate::MappedMut)),
+/// inputs ([`ItemsRef`](crate::ItemsRef)), launch reductions
+/// ([`reduction`](crate::reduction),
 /// [`reduction_span`](crate::reduction_span)), `()` for none, and tuples
 /// of up to twelve of them (nest tuples for more). Sealed.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a launch argument",
     label = "not an output view, input view, reduction or tuple of up to 12 of them",
-    note = "launch arguments are `ItemsMut`, `ChunksMut`, `ItemsRef`, `reduction(..)`, \
-            `reduction_span(..)`, `()`, or tuples of up to 12 of them (nest a tuple for more); \
-            slices and other shared data need no argument: the kernel closure borrows them"
+    note = "launch arguments are `ItemsMut`, `ChunksMut`, `MappedMut`, `ItemsRef`, \
+            `reduction(..)`, `reduction_span(..)`, `()`, or tuples of up to 12 of them (nest a \
+            tuple for more); slices and other shared data need no argument: the kernel closure \
+            borrows them"
 )]
 pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     /// What one work group receives: its window(s).

@@ -8,7 +8,9 @@
 //! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
 //!   [`ScalarGroup`]; [`MemoryScope`];
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
-//!   written safely by many groups at once;
+//!   written safely by many groups at once; [`MappedMut`] — windows placed
+//!   by a [`RangeMapper`]; [`AtomicView`], [`AtomicRef`] — atomics over
+//!   plain memory; [`ScatterMut`] — `unsafe` arbitrary writes;
 //! * [`PrivateMem`] and local memory requests — memory environments;
 //! * [`group_barrier`], `async_work_group_copy`;
 //! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
@@ -17,6 +19,7 @@
 
 pub mod algorithms;
 mod async_copy;
+mod atomic;
 mod barrier;
 mod group;
 mod id;
@@ -24,15 +27,20 @@ mod inputs;
 mod item;
 mod launch;
 mod lowering;
+mod mapped;
 mod memory;
 mod memory_scope;
 mod outputs;
 mod queue;
 mod rules;
+mod scatter;
 mod scope;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;
+pub use atomic::{
+    AtomicArithmetic, AtomicBitwise, AtomicElement, AtomicRef, AtomicView, MemoryOrder,
+};
 pub use barrier::{group_barrier, group_barrier_with_scope};
 pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
@@ -41,10 +49,12 @@ pub use id::{Id, Range};
 pub use inputs::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
+pub use mapped::{MappedMut, MappedWindow, RangeMapper};
 pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
+pub use scatter::ScatterMut;
 pub use scope::Scope;
 
 /// What the macros' generated code calls. Not a public API: it may change
