@@ -134,7 +134,7 @@ pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `WorkGroup<D, S>` by value, or untyped (`|group|`), which gives it the
 /// default sub-group size, as `WorkGroup<D>` does. The other parameters
 /// are what the launch hands every group: none for
-/// [`Queue::parallel`](../scoped/struct.Queue.html#method.parallel), the
+/// `Queue::parallel`, the
 /// windows of its arguments for `parallel_with`; a parameter typed as a
 /// `Reducer` or `SpanReducer` may be combined into inside
 /// `distribute_items!`.
