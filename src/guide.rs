@@ -6,6 +6,10 @@
 //! * [`scatter_and_atomics`]: writing outside a group's own items: mapped
 //!   windows, atomics, the `unsafe` scatter, and the E0596 a `&mut [T]`
 //!   kernel parameter gives.
+//! * [`porting`]: SYCL and CUDA next to `scoped`: kernels and launches, ids
+//!   and dimension order, local memory, barriers, private values,
+//!   atomics, grid-stride loops, sub-group sizes, the rules, and the
+//!   mistakes a GPU lets pass.
 //! * [`closures_and_async`]: kernels written as closures at the launch
 //!   (`kernel_closure!`), kernels generic over the sub-group size, many
 //!   launch arguments and span reductions, and asynchronous launches in a
@@ -20,6 +24,9 @@ pub mod writing_fast_kernels {}
 
 #[doc = include_str!("guide/scatter_and_atomics.md")]
 pub mod scatter_and_atomics {}
+
+#[doc = include_str!("guide/porting.md")]
+pub mod porting {}
 
 #[doc = include_str!("guide/closures_and_async.md")]
 pub mod closures_and_async {}
