@@ -119,7 +119,7 @@ impl Queue {
         self.supported_isa().map(SupportedIsa::isa)
     }
 
-    fn supported_isa(&self) -> Result<SupportedIsa, IsaError> {
+    pub(crate) fn supported_isa(&self) -> Result<SupportedIsa, IsaError> {
         match self.isa {
             Some(isa) => Ok(isa),
             None => Isa::selected().and_then(SupportedIsa::new),
@@ -202,6 +202,22 @@ impl Queue {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let isa = self.supported_isa().map_err(LaunchError::Isa)?;
+        self.run_checked(shape, isa, args, kernel);
+        Ok(())
+    }
+
+    /// Runs a launch whose `args` passed `__check` for `shape`, at `isa`.
+    pub(crate) fn run_checked<const D: usize, const S: usize, A, K>(
+        &self,
+        shape: LaunchShape<D>,
+        isa: SupportedIsa,
+        args: A,
+        kernel: K,
+    ) where
+        A: LaunchArgs<D>,
+        K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
+    {
+        const { group_shape::<D, S>() };
         // Always inlined into each level's copy, with the level as a
         // constant: see `isa.rs`.
         let run_group = group_fn(
@@ -215,9 +231,9 @@ impl Queue {
                     shape.global_range,
                     isa,
                 );
-                // SAFETY: `__check` succeeded for `shape`, `group_id` is inside
-                // `num_groups`, and rayon runs each linear id exactly once, so
-                // no two windows for the same group exist.
+                // SAFETY: the caller checked `args` for `shape`, `group_id` is
+                // inside `num_groups`, and rayon runs each linear id exactly
+                // once, so no two windows for the same group exist.
                 let part = unsafe { args.__for_group(group_id, &shape) };
                 let _fresh = GroupScope::enter();
                 kernel(group, part);
@@ -233,7 +249,6 @@ impl Queue {
             None => run(),
         }
         args.__finish();
-        Ok(())
     }
 }
 
