@@ -30,6 +30,7 @@ mod memory;
 mod memory_scope;
 mod queue;
 mod rules;
+mod tag;
 
 pub use algorithms::*;
 pub use barrier::{group_barrier, group_barrier_with_scope};
@@ -42,7 +43,10 @@ pub use id::{Id, Range};
 pub use input::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
-pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
+pub use memory::{
+    LocalInit, PrivateMem, LOCAL_MEM_NESTING, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES,
+    WORKER_STACK_BYTES,
+};
 pub use memory_scope::MemoryScope;
 pub use queue::{Queue, QueueError};
 
@@ -62,4 +66,5 @@ pub mod __private {
     pub use crate::memory::{
         local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
     };
+    pub use crate::tag::GroupTag;
 }

@@ -21,9 +21,10 @@ pub use scalar_group::ScalarGroup;
 pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 pub use work_group::WorkGroup;
 
-use crate::id::{Id, Range};
+use crate::id::{check_dimension, Id, Range};
 use crate::item::SItem;
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 mod sealed {
     pub trait Sealed {}
@@ -96,6 +97,10 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[doc(hidden)]
     fn __work_group_local_offset(&self) -> Id<D>;
 
+    /// The work group, of its launch, this group belongs to.
+    #[doc(hidden)]
+    fn __tag(&self) -> GroupTag;
+
     /// Runs `f` for every logical item, in increasing linear id.
     #[doc(hidden)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>));
@@ -128,8 +133,13 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
 
     /// [`group_id`](Self::group_id) in `dimension` (also `group[dimension]`).
+    ///
+    /// # Panics
+    /// If `dimension >= D`, naming it and the group.
     #[inline(always)]
+    #[track_caller]
     fn group_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D>(dimension, "group_id_dim", || describe(self));
         self.group_id()[dimension]
     }
 
@@ -140,8 +150,13 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     }
 
     /// [`group_range`](Self::group_range) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`, naming it and the group.
     #[inline(always)]
+    #[track_caller]
     fn group_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D>(dimension, "group_range_dim", || describe(self));
         self.group_range()[dimension]
     }
 
@@ -151,22 +166,45 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
         self.group_range().size()
     }
 
-    /// Id of `item` relative to this group. `item` must belong to the group
-    /// (it does whenever it comes from `distribute_items!` on this group or
-    /// on one of its subgroups).
+    /// Id of `item` relative to this group.
+    ///
+    /// # Panics
+    /// If `item` is not one of this group's logical items (of this
+    /// launch), naming the item and the group. Items from
+    /// `distribute_items!` on this group or on one of its subgroups are.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_id(&self, item: &SItem<D>) -> Id<D> {
-        item.global_id() - self.__global_offset()
+        let (first, range) = (self.__global_offset(), self.logical_local_range());
+        let global = item.global_id();
+        let mut local = Id::zero();
+        for d in 0..D {
+            local[d] = global[d].wrapping_sub(first[d]);
+        }
+        if item.tag() != self.__tag() || !range.contains(local) {
+            not_in_group(item, &describe(self));
+        }
+        local
     }
 
     /// [`logical_local_id`](Self::logical_local_id) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D` or `item` is not one of this group's items,
+    /// naming them and the group.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_id_dim(&self, item: &SItem<D>, dimension: usize) -> usize {
-        item.global_id()[dimension] - self.__global_offset()[dimension]
+        check_dimension::<D>(dimension, "logical_local_id_dim", || describe(self));
+        self.logical_local_id(item)[dimension]
     }
 
     /// Row-major linear id of `item` relative to this group.
+    ///
+    /// # Panics
+    /// As [`logical_local_id`](Self::logical_local_id).
     #[inline(always)]
+    #[track_caller]
     fn logical_local_linear_id(&self, item: &SItem<D>) -> usize {
         self.logical_local_range()
             .linearize(self.logical_local_id(item))
@@ -174,18 +212,21 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
 
     /// Same as [`logical_local_id`](Self::logical_local_id).
     #[inline(always)]
+    #[track_caller]
     fn local_id(&self, item: &SItem<D>) -> Id<D> {
         self.logical_local_id(item)
     }
 
     /// Same as [`logical_local_id_dim`](Self::logical_local_id_dim).
     #[inline(always)]
+    #[track_caller]
     fn local_id_dim(&self, item: &SItem<D>, dimension: usize) -> usize {
         self.logical_local_id_dim(item, dimension)
     }
 
     /// Same as [`logical_local_linear_id`](Self::logical_local_linear_id).
     #[inline(always)]
+    #[track_caller]
     fn local_linear_id(&self, item: &SItem<D>) -> usize {
         self.logical_local_linear_id(item)
     }
@@ -198,7 +239,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     /// loops then have constant trip counts and its local arrays lose their
     /// bounds checks.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D>(dimension, "logical_local_range_dim", || describe(self));
         self.logical_local_range()[dimension]
     }
 
@@ -216,7 +259,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
 
     /// [`physical_local_id`](Self::physical_local_id) in `dimension`: 0.
     #[inline(always)]
+    #[track_caller]
     fn physical_local_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D>(dimension, "physical_local_id_dim", || describe(self));
         self.physical_local_id()[dimension]
     }
 
@@ -235,7 +280,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
 
     /// [`physical_local_range`](Self::physical_local_range) in `dimension`.
     #[inline(always)]
+    #[track_caller]
     fn physical_local_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D>(dimension, "physical_local_range_dim", || describe(self));
         self.physical_local_range()[dimension]
     }
 
@@ -263,10 +310,46 @@ macro_rules! group_boilerplate {
             type Output = usize;
             /// Same as `group_id_dim(dimension)` (SYCL `operator[]`).
             #[inline(always)]
+            #[track_caller]
             fn index(&self, dimension: usize) -> &usize {
+                crate::id::check_dimension::<D>(dimension, "group[dimension]", || {
+                    crate::group::describe(self)
+                });
                 &self.group_id[dimension]
             }
         }
     };
 }
 pub(crate) use group_boilerplate;
+
+/// The group as panic messages name it: its kind, its id and its items,
+/// `sub-group [0, 1] (global ids [4, 8] ..= [4, 15])`.
+#[cold]
+#[inline(never)]
+pub(crate) fn describe<G: ScopedGroup<D>, const D: usize>(group: &G) -> String {
+    let kind = match G::FENCE_SCOPE {
+        MemoryScope::WorkGroup => "work group",
+        MemoryScope::SubGroup => "sub-group",
+        _ => "scalar group",
+    };
+    let (first, range) = (group.__global_offset(), group.logical_local_range());
+    let mut last = first;
+    for d in 0..D {
+        last[d] = last[d].saturating_add(range[d].saturating_sub(1));
+    }
+    format!(
+        "{kind} {} (global ids {first} ..= {last})",
+        group.group_id()
+    )
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_in_group<const D: usize>(item: &SItem<D>, group: &str) -> ! {
+    panic!(
+        "the item with global id {} is not one of the items of {group}: only items of \
+         distribute_items! on this group or its subgroups, in this launch, are",
+        item.global_id()
+    )
+}

@@ -7,6 +7,7 @@ use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 /// A scalar group (scoped parallelism v2: `fence_scope == work_item`): one
 /// logical item. Made by `distribute_groups!` on a sub-group or on a scalar
@@ -19,6 +20,8 @@ pub struct ScalarGroup<const D: usize> {
     global_range: Range<D>,
     /// Id of the item relative to its work group.
     work_group_local_id: Id<D>,
+    /// Tag of the work group.
+    tag: GroupTag,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -32,6 +35,7 @@ impl<const D: usize> ScalarGroup<D> {
         global_id: Id<D>,
         global_range: Range<D>,
         work_group_local_id: Id<D>,
+        tag: GroupTag,
     ) -> Self {
         Self {
             group_id,
@@ -39,6 +43,7 @@ impl<const D: usize> ScalarGroup<D> {
             global_id,
             global_range,
             work_group_local_id,
+            tag,
             _not_send: PhantomData,
         }
     }
@@ -82,6 +87,11 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     }
 
     #[inline(always)]
+    fn __tag(&self) -> GroupTag {
+        self.tag
+    }
+
+    #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {
         f(SItem::new(
             self.global_id,
@@ -89,6 +99,7 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
             Id::zero(),
             Range::splat(1),
             self.work_group_local_id,
+            self.tag,
         ));
     }
 
@@ -118,6 +129,7 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
             self.global_id,
             self.global_range,
             self.work_group_local_id,
+            self.tag,
         ));
     }
 }

@@ -8,6 +8,7 @@ use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
 use crate::item::SItem;
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 /// A work group of a launch (scoped parallelism v2: the `s_group` passed to
 /// the kernel), `D`-dimensional, subdividing into sub-groups of `S` items.
@@ -26,6 +27,7 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     local_range: Range<D>,
     global_offset: Id<D>,
     global_range: Range<D>,
+    tag: GroupTag,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -42,6 +44,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         num_groups: Range<D>,
         local_range: Range<D>,
         global_range: Range<D>,
+        tag: GroupTag,
     ) -> Self {
         Self {
             group_id,
@@ -49,6 +52,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             local_range,
             global_offset: scale(group_id, local_range),
             global_range,
+            tag,
             _not_send: PhantomData,
         }
     }
@@ -66,15 +70,20 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// the group's range), in increasing linear id.
     #[inline(always)]
     fn items_in(&self, range: Range<D>, mut f: impl FnMut(SItem<D>)) {
-        let (offset, global_range, local_range) =
-            (self.global_offset, self.global_range, self.local_range);
+        let (offset, global_range, local_range, tag) = (
+            self.global_offset,
+            self.global_range,
+            self.local_range,
+            self.tag,
+        );
         for_each_id(range, |local| {
             f(SItem::new(
-                offset + local,
+                offset.plus(local),
                 global_range,
                 local,
                 local_range,
                 local,
+                tag,
             ))
         });
     }
@@ -118,6 +127,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     }
 
     #[inline(always)]
+    fn __tag(&self) -> GroupTag {
+        self.tag
+    }
+
+    #[inline(always)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {
         self.items_in(self.local_range, f);
     }
@@ -154,20 +168,22 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
             let sub_group = SubGroup::new(
                 sub_id,
                 groups,
-                self.global_offset + first,
+                self.global_offset.plus(first),
                 len,
                 self.global_range,
                 first,
                 self.local_range,
+                self.tag,
             );
             let mut in_sub_group = Id::zero();
             in_sub_group[D - 1] = lane;
             let item = SItem::new(
-                self.global_offset + local,
+                self.global_offset.plus(local),
                 self.global_range,
                 in_sub_group,
                 sub_group.logical_local_range(),
                 local,
+                self.tag,
             );
             f(sub_group, item)
         });
@@ -184,11 +200,12 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
             f(SubGroup::new(
                 sub_id,
                 groups,
-                self.global_offset + first,
+                self.global_offset.plus(first),
                 len,
                 self.global_range,
                 first,
                 self.local_range,
+                self.tag,
             ))
         });
     }

@@ -13,7 +13,7 @@ mod heap;
 mod local;
 mod private;
 
-pub use local::{LocalInit, MAX_LOCAL_MEM_BYTES};
+pub use local::{LocalInit, LOCAL_MEM_NESTING, MAX_LOCAL_MEM_BYTES, WORKER_STACK_BYTES};
 pub use private::{PrivateMem, PRIVATE_STACK_BYTES};
 
 #[doc(hidden)]
