@@ -53,7 +53,10 @@ fn id_addition_past_usize_panics_naming_both_ids() {
     let (a, b) = black_box((Id::new([usize::MAX]), Id::new([1])));
     assert_eq!(
         panic_message(|| a + b),
-        format!("Id[{}] + Id[1] overflows usize in some dimension", usize::MAX)
+        format!(
+            "Id[{}] + Id[1] overflows usize in some dimension",
+            usize::MAX
+        )
     );
     assert_eq!(Id::new([1, 2]) + Id::new([3, 4]), Id::new([4, 6]));
 }
@@ -91,9 +94,8 @@ fn item_dimension_3(group: WorkGroup<2>, seen: &Mutex<Vec<usize>>) {
 #[test]
 fn an_item_dimension_out_of_range_panics_naming_the_item() {
     let seen = Mutex::new(Vec::new());
-    let message = panic_message(|| {
-        Queue::new().parallel([2, 1], [2, 2], |g| item_dimension_3(g, &seen))
-    });
+    let message =
+        panic_message(|| Queue::new().parallel([2, 1], [2, 2], |g| item_dimension_3(g, &seen)));
     assert_eq!(
         message,
         "innermost_local_id_dim: dimension 3 is out of range for the item with global id [2, 1], \

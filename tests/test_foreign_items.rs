@@ -50,11 +50,12 @@ fn a_window_refuses_an_item_of_an_earlier_launch_at_its_own_position() {
     let item = item_of_a_past_launch(13);
     let mut out = vec![0; 20];
     let message = panic_message(|| {
-        let _ = Queue::new().parallel_with(2, 10, ItemsMut::new(&mut out), |g: WorkGroup<1>, mut w| {
-            if g.group_linear_id() == 1 {
-                w[item] = 7;
-            }
-        });
+        let _ =
+            Queue::new().parallel_with(2, 10, ItemsMut::new(&mut out), |g: WorkGroup<1>, mut w| {
+                if g.group_linear_id() == 1 {
+                    w[item] = 7;
+                }
+            });
     });
     assert_eq!(
         message,
@@ -112,9 +113,9 @@ fn private_memory_of_another_work_group(
 fn private_memory_refuses_an_item_of_another_work_group() {
     let (kept, out) = (Mutex::new(None), Mutex::new(Vec::new()));
     let message = panic_message(|| {
-        let _ = Queue::with_threads(1)
-            .unwrap()
-            .parallel(2, 4, |g| private_memory_of_another_work_group(g, &kept, &out));
+        let _ = Queue::with_threads(1).unwrap().parallel(2, 4, |g| {
+            private_memory_of_another_work_group(g, &kept, &out)
+        });
     });
     assert_eq!(
         message,

@@ -14,14 +14,15 @@ pub const WORKER_STACK_BYTES: usize = 16 << 20;
 
 /// The stack budget of a kernel: how many local memory requests of
 /// [`MAX_LOCAL_MEM_BYTES`] may be live at once in one work group (nested
-/// environments, or environments of nested group functions) on a queue's
-/// threads, in debug and release builds: 64, half of
-/// [`WORKER_STACK_BYTES`], the other half left for the kernel's frames.
-/// Beyond it the thread may overflow its stack, which aborts the process.
-/// A launch with [`Queue::new`](crate::Queue::new) from a thread of a
-/// rayon pool not built by `scoped` runs on that pool, whose stacks (2 MiB
-/// by default for rayon) hold fewer.
-pub const LOCAL_MEM_NESTING: usize = WORKER_STACK_BYTES / 2 / MAX_LOCAL_MEM_BYTES / 2;
+/// environments, or environments of nested or recursive group functions)
+/// on the threads of a queue, in debug and release builds: 128, half of
+/// [`WORKER_STACK_BYTES`], the other half left for the kernel's frames
+/// (250 nested requests fit, 300 overflow). Past the budget a thread may
+/// overflow its stack, which aborts the process. A launch with
+/// [`Queue::new`](crate::Queue::new) from a thread of a rayon pool that
+/// `scoped` did not build runs on that pool, whose stacks (2 MiB by
+/// default) hold about 30.
+pub const LOCAL_MEM_NESTING: usize = WORKER_STACK_BYTES / 2 / MAX_LOCAL_MEM_BYTES;
 
 /// How a value of type `Self` initialises local memory of type `T`
 /// (`require_local_mem::<T>(x)`).
