@@ -74,8 +74,8 @@ fn delinearize_in_an_empty_range_panics_naming_it() {
 fn an_id_dimension_out_of_range_panics_naming_it() {
     let id = Range::new([4, 5, 6]);
     assert_eq!(
-        panic_message(|| id[black_box(3)]),
-        "indexing: dimension 3 is out of range for Range[4, 5, 6], which has 3 dimensions \
+        panic_message(|| id.get(black_box(3))),
+        "get: dimension 3 is out of range for Range[4, 5, 6], which has 3 dimensions \
          (0 ..= 2)"
     );
 }

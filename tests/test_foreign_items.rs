@@ -80,8 +80,8 @@ fn an_items_ref_refuses_an_item_of_another_group() {
     });
     assert_eq!(
         message,
-        "global id 3 is outside this work group's window of ItemsRef (global ids 10 ..= 19): \
-         the item belongs to another work group"
+        "ItemsRef: the item with global id 3 (launch range 20) is not one of the items of this \
+         work group in this launch"
     );
     assert!(read.into_inner().unwrap().is_empty());
 }

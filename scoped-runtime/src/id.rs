@@ -39,7 +39,8 @@ macro_rules! index_type {
             #[must_use]
             #[track_caller]
             pub fn get(self, dimension: usize) -> usize {
-                self[dimension]
+                check_dimension::<D, _>(dimension, "get", self);
+                self.0[dimension]
             }
         }
 
@@ -54,7 +55,6 @@ macro_rules! index_type {
             #[inline(always)]
             #[track_caller]
             fn index(&self, dimension: usize) -> &usize {
-                check_dimension::<D>(dimension, "indexing", || format!("{self:?}"));
                 &self.0[dimension]
             }
         }
@@ -63,7 +63,6 @@ macro_rules! index_type {
             #[inline(always)]
             #[track_caller]
             fn index_mut(&mut self, dimension: usize) -> &mut usize {
-                check_dimension::<D>(dimension, "indexing", || format!("{self:?}"));
                 &mut self.0[dimension]
             }
         }
@@ -303,26 +302,28 @@ fn delinearize_empty<const D: usize>(range: Range<D>, linear: usize) -> ! {
 }
 
 /// Panics, naming `dimension`, `D` and what was asked of whom, unless
-/// `dimension < D`. `whose` describes the value; it runs only to panic.
+/// `dimension < D`. `whose` names the value in the message; it is passed
+/// by value, as a reference passed to a call would make the optimiser keep
+/// the value in memory around every item loop that asks.
 #[inline(always)]
 #[track_caller]
-pub(crate) fn check_dimension<const D: usize>(
+pub(crate) fn check_dimension<const D: usize, W: fmt::Debug>(
     dimension: usize,
     method: &'static str,
-    whose: impl FnOnce() -> String,
+    whose: W,
 ) {
     if dimension >= D {
-        bad_dimension(dimension, D, method, &whose());
+        bad_dimension(dimension, D, method, whose);
     }
 }
 
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn bad_dimension(dimension: usize, dimensions: usize, method: &str, whose: &str) -> ! {
+fn bad_dimension<W: fmt::Debug>(dimension: usize, dimensions: usize, method: &str, whose: W) -> ! {
     let plural = if dimensions == 1 { "" } else { "s" };
     panic!(
-        "{method}: dimension {dimension} is out of range for {whose}, which has {dimensions} \
+        "{method}: dimension {dimension} is out of range for {whose:?}, which has {dimensions} \
          dimension{plural} (0 ..= {})",
         dimensions.saturating_sub(1)
     )

@@ -11,7 +11,6 @@
 use std::fmt;
 use std::ops::Index;
 
-use crate::global::foreign_item;
 use crate::id::{scale, Id, Range};
 use crate::item::SItem;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
@@ -98,7 +97,7 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
         let Some(offset) = item.offset_in_group(self.tag, self.range, self.global_range) else {
-            foreign_item("ItemsRef", item.global_id(), self.first, self.range)
+            not_an_item(item.global_id(), self.global_range)
         };
         // SAFETY: `group` starts at the group's first item, `first`, and
         // `offset_in_group` checked the item's local id against the group's
@@ -139,6 +138,19 @@ impl<T> Index<usize> for ItemsRefWindow<'_, T, 1> {
     fn index(&self, index: usize) -> &T {
         &self.data[index]
     }
+}
+
+/// Panics for an item of another work group or launch; it takes the
+/// values its check took before the tags (see `window_outside` of
+/// `ItemsMut`).
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_an_item<const D: usize>(id: Id<D>, global_range: Range<D>) -> ! {
+    panic!(
+        "ItemsRef: the item with global id {id} (launch range {global_range}) is not one of the \
+         items of this work group in this launch"
+    )
 }
 
 #[cold]

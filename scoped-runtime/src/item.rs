@@ -50,11 +50,11 @@ impl<const D: usize> SItem<D> {
         self.tag
     }
 
-    /// The item as panic messages name it.
-    #[cold]
-    #[inline(never)]
-    fn describe(&self) -> String {
-        format!("the item with global id {}", self.global_id)
+    /// The item as panic messages name it (a value: see
+    /// [`check_dimension`]).
+    #[inline(always)]
+    fn name(&self) -> ItemName<D> {
+        ItemName(self.global_id)
     }
 
     /// Id of this item relative to its work group; windows index with it.
@@ -105,7 +105,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn global_range_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "global_range_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "global_range_dim", self.name());
         self.global_range[dimension]
     }
 
@@ -131,7 +131,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn global_id_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "global_id_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "global_id_dim", self.name());
         self.global_id[dimension]
     }
 
@@ -157,7 +157,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn innermost_local_range_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "innermost_local_range_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "innermost_local_range_dim", self.name());
         self.innermost_local_range[dimension]
     }
 
@@ -184,7 +184,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn innermost_local_id_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "innermost_local_id_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "innermost_local_id_dim", self.name());
         self.innermost_local_id[dimension]
     }
 
@@ -217,7 +217,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn local_id_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "local_id_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "local_id_dim", self.name());
         group.logical_local_id(self)[dimension]
     }
 
@@ -248,7 +248,7 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     #[track_caller]
     pub fn local_range_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "local_range_dim", || self.describe());
+        check_dimension::<D, _>(dimension, "local_range_dim", self.name());
         group.logical_local_range()[dimension]
     }
 
@@ -257,5 +257,15 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     pub fn local_linear_range<G: ScopedGroup<D>>(&self, group: &G) -> usize {
         group.logical_local_linear_range()
+    }
+}
+
+/// An item as panic messages name it: "the item with global id …".
+#[derive(Clone, Copy)]
+pub(crate) struct ItemName<const D: usize>(pub(crate) Id<D>);
+
+impl<const D: usize> std::fmt::Debug for ItemName<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the item with global id {}", self.0)
     }
 }

@@ -22,7 +22,7 @@ pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 pub use work_group::WorkGroup;
 
 use crate::id::{check_dimension, Id, Range};
-use crate::item::SItem;
+use crate::item::{ItemName, SItem};
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -139,7 +139,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn group_id_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "group_id_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "group_id_dim", name(self));
         self.group_id()[dimension]
     }
 
@@ -156,7 +156,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn group_range_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "group_range_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "group_range_dim", name(self));
         self.group_range()[dimension]
     }
 
@@ -182,7 +182,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
             local[d] = global[d].wrapping_sub(first[d]);
         }
         if item.tag() != self.__tag() || !range.contains(local) {
-            not_in_group(item, &describe(self));
+            not_in_group(item.global_id(), name(self));
         }
         local
     }
@@ -195,7 +195,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn logical_local_id_dim(&self, item: &SItem<D>, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "logical_local_id_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "logical_local_id_dim", name(self));
         self.logical_local_id(item)[dimension]
     }
 
@@ -241,7 +241,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn logical_local_range_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "logical_local_range_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "logical_local_range_dim", name(self));
         self.logical_local_range()[dimension]
     }
 
@@ -261,7 +261,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn physical_local_id_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "physical_local_id_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "physical_local_id_dim", name(self));
         self.physical_local_id()[dimension]
     }
 
@@ -282,7 +282,7 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     #[inline(always)]
     #[track_caller]
     fn physical_local_range_dim(&self, dimension: usize) -> usize {
-        check_dimension::<D>(dimension, "physical_local_range_dim", || describe(self));
+        check_dimension::<D, _>(dimension, "physical_local_range_dim", name(self));
         self.physical_local_range()[dimension]
     }
 
@@ -312,9 +312,11 @@ macro_rules! group_boilerplate {
             #[inline(always)]
             #[track_caller]
             fn index(&self, dimension: usize) -> &usize {
-                crate::id::check_dimension::<D>(dimension, "group[dimension]", || {
-                    crate::group::describe(self)
-                });
+                crate::id::check_dimension::<D, _>(
+                    dimension,
+                    "group[dimension]",
+                    crate::group::name(self),
+                );
                 &self.group_id[dimension]
             }
         }
@@ -322,34 +324,53 @@ macro_rules! group_boilerplate {
 }
 pub(crate) use group_boilerplate;
 
-/// The group as panic messages name it: its kind, its id and its items,
-/// `sub-group [0, 1] (global ids [4, 8] ..= [4, 15])`.
-#[cold]
-#[inline(never)]
-pub(crate) fn describe<G: ScopedGroup<D>, const D: usize>(group: &G) -> String {
-    let kind = match G::FENCE_SCOPE {
-        MemoryScope::WorkGroup => "work group",
-        MemoryScope::SubGroup => "sub-group",
-        _ => "scalar group",
-    };
-    let (first, range) = (group.__global_offset(), group.logical_local_range());
-    let mut last = first;
-    for d in 0..D {
-        last[d] = last[d].saturating_add(range[d].saturating_sub(1));
+/// A group as panic messages name it: its kind, its id and its items,
+/// `sub-group [0, 1] (global ids [4, 8] ..= [4, 15])`. A value, made from
+/// the group's fields: see `check_dimension`.
+#[derive(Clone, Copy)]
+pub(crate) struct GroupName<const D: usize> {
+    kind: MemoryScope,
+    group_id: Id<D>,
+    first: Id<D>,
+    range: Range<D>,
+}
+
+#[inline(always)]
+pub(crate) fn name<G: ScopedGroup<D>, const D: usize>(group: &G) -> GroupName<D> {
+    GroupName {
+        kind: G::FENCE_SCOPE,
+        group_id: group.group_id(),
+        first: group.__global_offset(),
+        range: group.logical_local_range(),
     }
-    format!(
-        "{kind} {} (global ids {first} ..= {last})",
-        group.group_id()
-    )
+}
+
+impl<const D: usize> std::fmt::Debug for GroupName<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            MemoryScope::WorkGroup => "work group",
+            MemoryScope::SubGroup => "sub-group",
+            _ => "scalar group",
+        };
+        let mut last = self.first;
+        for d in 0..D {
+            last[d] = last[d].saturating_add(self.range[d].saturating_sub(1));
+        }
+        write!(
+            f,
+            "{kind} {} (global ids {} ..= {last})",
+            self.group_id, self.first
+        )
+    }
 }
 
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn not_in_group<const D: usize>(item: &SItem<D>, group: &str) -> ! {
+fn not_in_group<const D: usize>(global_id: Id<D>, group: GroupName<D>) -> ! {
     panic!(
-        "the item with global id {} is not one of the items of {group}: only items of \
-         distribute_items! on this group or its subgroups, in this launch, are",
-        item.global_id()
+        "{:?} is not one of the items of {group:?}: only items of distribute_items! on this \
+         group or its subgroups, in this launch, are",
+        ItemName(global_id)
     )
 }
