@@ -38,26 +38,31 @@
 //!
 //! How to write kernels that run fast on a CPU: the [`guide`].
 
-pub use scoped_macros::{
-    distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-    group_function, kernel, local_memory_environment, memory_environment,
-    private_memory_environment, single_item, single_item_and_wait,
-};
-pub use scoped_runtime::*;
-
-/// Everything a kernel usually needs: `use scoped::prelude::*;`.
-pub mod prelude {
+/// The attribute and collective macros, listed once for the root and the
+/// prelude.
+mod macros {
     pub use scoped_macros::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         group_function, kernel, local_memory_environment, memory_environment,
         private_memory_environment, single_item, single_item_and_wait,
     };
+}
+
+pub use macros::*;
+pub use scoped_runtime::*;
+
+/// Everything a kernel usually needs: `use scoped::prelude::*;`.
+pub mod prelude {
+    pub use crate::macros::*;
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{
-        group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef,
-        ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
-        ScopedGroup, SubGroup, WorkGroup,
+        group_barrier, group_barrier_with_scope, sub_group_barrier, sub_group_barrier_with_scope,
+        work_group_barrier, work_group_barrier_with_scope, work_group_named_barrier, AtomicRef,
+        AtomicView, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef, ItemsRefWindow, ItemsWindow,
+        LaunchError, MappedMut, MappedWindow, MemFence, MemoryOrder, MemoryScope, PrivateMem,
+        Queue, Range, RangeMapper, SItem, ScalarGroup, ScatterMut, ScopedGroup, SubGroup,
+        WorkGroup, DEFAULT_SUB_GROUP_SIZE, SUB_GROUP_SIZES,
     };
 }
 
@@ -65,6 +70,10 @@ pub mod prelude {
 pub use scoped_runtime::__private;
 
 pub mod guide;
+
+/// What must not compile for rustc's own reasons, as doctests.
+#[cfg(doctest)]
+mod compile_errors;
 
 /// The README's code blocks, compiled and run as doctests.
 #[cfg(doctest)]

@@ -59,8 +59,8 @@ fn a_window_refuses_an_item_of_an_earlier_launch_at_its_own_position() {
     });
     assert_eq!(
         message,
-        "the item with global id 13 is of another launch: it is not an item of this work \
-         group's window of ItemsMut (global ids 10 ..= 19) in this launch"
+        "global id 13 is outside this work group's window of ItemsMut (global ids 10 ..= 19), \
+         or is an item of another launch"
     );
     assert!(out.iter().all(|&x| x == 0), "{out:?}");
 }
@@ -80,8 +80,8 @@ fn an_items_ref_refuses_an_item_of_another_group() {
     });
     assert_eq!(
         message,
-        "ItemsRef: the item with global id 3 (launch range 20) is not one of the items of this \
-         work group in this launch"
+        "ItemsRef: global id 3 is not an item of this group (of this launch) or is outside the \
+         launch's range 20"
     );
     assert!(read.into_inner().unwrap().is_empty());
 }
@@ -166,8 +166,8 @@ fn a_sub_group_of_an_earlier_launch_cannot_index_a_window() {
     });
     assert_eq!(
         message,
-        "the item with global id 8 is of another launch: it is not an item of this work \
-         group's window of ItemsMut (global ids 0 ..= 15) in this launch"
+        "global id 8 is outside this work group's window of ItemsMut (global ids 0 ..= 15), or \
+         is an item of another launch"
     );
     assert!(out.iter().all(|&x| x == 0), "{out:?}");
 }

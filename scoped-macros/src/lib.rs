@@ -11,10 +11,6 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
-mod copy;
-mod fuse;
-mod guard;
-mod item_syntax;
 mod kernel;
 mod lower;
 mod parse;
@@ -27,21 +23,85 @@ mod walk;
 /// `single_item!`, their `_and_wait` forms and the memory environments)
 /// are lowered to loops, and the whole body is checked against the spec's
 /// nesting rules (scoped parallelism v2, "Scoped parallelism nesting
-/// rules") and memory placement rule; every violation is a compile error
-/// at the offending code:
+/// rules") and memory placement rule: every violation is a compile error
+/// at the offending code, whose message starts with its rule (`rule 2:`).
 ///
-/// 1. a collective (the macros, `group_barrier`, group algorithms,
-///    `async_work_group_copy`, `wait_for`) operates on the innermost group
-///    in scope;
-/// 2. no collective, memory environment or private memory request inside
-///    `distribute_items!`;
-/// 3. no collective under control flow that can differ between the
-///    physical items of the group (a condition, loop or early exit on
-///    `leader()` or a physical id or range), nor inside `single_item!`;
-/// 4. inside `distribute_items!`, no assignment or `&mut` borrow of a
-///    variable declared outside it (the physical item's private memory);
-///    kernel parameters (global memory) and `memory_environment!` memory
-///    may be written.
+/// # Rules
+///
+/// A *collective* is one of the macros, `group_barrier`, a group algorithm
+/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...), an OpenCL C++
+/// function (`work_group_*`, `sub_group_*`, including the barriers and
+/// `work_group_named_barrier`), `async_work_group_copy`, `wait_for`, or a
+/// `wait` / `wait_with_scope` method (named barriers, device events).
+///
+/// 1. **A collective operates on the innermost group in scope.** Inside
+///    `distribute_groups!(group, |sub| ...)` only the items of `sub` take
+///    part, so a collective on `group` there would wait for items that never
+///    come: pass `sub`. A `distribute_groups!` closure must name its
+///    subgroup to pass it. A group that a closure or a helper receives as a
+///    parameter is not known as a group: move that code into a
+///    `#[group_function]`.
+/// 2. **Nothing collective inside `distribute_items!`,** whose body runs
+///    once per logical item: call collectives outside it, in the group's
+///    scope; for a barrier at its end write `distribute_items_and_wait!`.
+///    Memory environments open around `distribute_items!`: local memory
+///    belongs to the group, and private memory is indexed with the item
+///    (`memory[idx]`); a plain variable declared inside `distribute_items!`
+///    is private to its logical item already.
+/// 3. **Every physical item reaches every collective.** No collective under
+///    a condition, in a loop, or after an early exit (`return`, `break`,
+///    `continue`, `?`, `let ... else`) that depends on `leader()` or on a
+///    physical id or range, directly or through a variable holding one; and
+///    none inside `single_item!`, which one physical item runs. Call the
+///    collective where every item reaches it, put code for one item into
+///    `single_item!`, and bound loops by values every item shares (kernel
+///    arguments, constants, logical ranges).
+/// 4. **Logical items only read the physical item's private memory.** A
+///    variable declared outside `distribute_items!` (or a parameter passed
+///    by value) lives in the private memory of the physical item, which all
+///    its logical items share: inside `distribute_items!` they may read it
+///    but not assign it, borrow it mutably, call a `&mut self` method on it
+///    or call it as an `FnMut` closure. Declare the variable inside
+///    `distribute_items!` for a value per logical item, or use a
+///    `memory_environment!`: `require_local_mem::<T>()` for a value per
+///    group, `require_private_mem::<T>()` for one per logical item
+///    (`memory[idx]`). Method calls on such a variable, and calls of it, go
+///    through a shared reference, so a `&mut self` method or an `FnMut`
+///    that the syntax cannot tell from a read is rustc's error E0596,
+///    naming `Rule4ReadOnly`. Writes through a reference reach other
+///    memory and are allowed: elements of a kernel parameter (global
+///    memory), of a slice or window made from one (`dst.as_mut_slice()`,
+///    any method with a `mut` word in its name, or a `let` with a `&mut`
+///    type), of memory-environment memory, or through interior mutability
+///    (`Cell`, atomics) that the kernel chose.
+///
+/// Other errors name what to write instead: a collective's group argument
+/// that is not a group in scope, a collective macro's arguments, or the
+/// kernel's signature.
+///
+/// # Sizes and shapes
+///
+/// A kernel's work group has 1, 2 or 3 dimensions and a sub-group size
+/// `S` of at least 1, and a local memory request holds at most
+/// `MAX_LOCAL_MEM_BYTES` (64 KiB). Where the kernel names these types
+/// without generic parameters (`WorkGroup<2>`, `require_local_mem::<[f32;
+/// 256]>()`), breaking a limit is an error of `cargo check`, at the type.
+/// In generic code (`WorkGroup<D>`, `[T; N]`, a `#[group_function]` over
+/// `G`) the runtime checks them when it generates code for each use, so
+/// the error comes with `cargo build`, not `cargo check`: Rust evaluates
+/// such assertions only then.
+///
+/// # Outputs
+///
+/// Global memory that groups write comes in as a window or a shared view,
+/// not as `&mut [T]`: a launch calls the kernel from many threads through
+/// one `Fn` closure, which cannot lend each call the same `&mut`, so
+/// rustc refuses with E0596 ("cannot borrow `data` as mutable, as it is a
+/// captured variable in a `Fn` closure"). Take an `ItemsWindow`,
+/// `ChunkWindow` or `MappedWindow` (from `ItemsMut`, `ChunksMut`,
+/// `MappedMut` passed to `parallel_with`), atomics (`&[AtomicU32]`,
+/// `AtomicView`) or a `ScatterMut`; the guide
+/// `scoped::guide::scatter_and_atomics` says which.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::Kernel, attr.into(), item.into()).into()
@@ -87,13 +147,21 @@ pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 fn outside_kernel(name: &str) -> TokenStream {
     let message = format!(
-        "`{name}!` can only be used inside a `#[kernel]` or `#[group_function]` function (at \
-         any depth of its body, but not in a nested function); mark the enclosing function with \
-         `#[kernel]` or `#[group_function]`"
+        "`{name}!` works only in a `#[kernel]` or `#[group_function]`: mark the enclosing function"
     );
     syn::Error::new(Span::call_site(), message)
         .to_compile_error()
         .into()
+}
+
+/// The names of the collective functions and methods that nesting rules
+/// 1–3 recognise: `(functions, methods)`, two `&[&str]`. For the
+/// runtime's test that every collective it defines is among them.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __collective_names(_input: TokenStream) -> TokenStream {
+    let (functions, methods) = (check::calls::FUNCTIONS, check::calls::METHODS);
+    quote::quote!((&[#(#functions),*], &[#(#methods),*])).into()
 }
 
 macro_rules! collective_macros {
@@ -113,7 +181,9 @@ collective_macros! {
     ///
     /// A body that is only a guard on a local id of `group`,
     /// `let lid = idx.innermost_local_id_dim(0); if lid < bound { ... }`,
-    /// loops over the items below `bound` alone; the items it skips are
+    /// loops over the items below `bound` alone when `bound` is made of
+    /// integer literals, primitive integer variables and constants, casts
+    /// and arithmetic that the body does not write; the items it skips are
     /// those whose guard fails, so the effect is the same. A body that
     /// stages every item's element of a per-item input in local memory,
     /// `local[idx.innermost_local_id_dim(0)] = input[idx]`, is one slice
@@ -138,7 +208,12 @@ collective_macros! {
     single_item_and_wait;
     /// `memory_environment!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| { ... })`:
     /// allocates each request and passes `&mut` references to the closure,
-    /// in order.
+    /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
+    /// local memory of `len` elements known at run time (SYCL's
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`. In a
+    /// const-generic kernel (`fn k<const N: usize>(group: WorkGroup<1>)`),
+    /// `require_local_mem::<[T; N]>()` is sized per instantiation, each
+    /// checked against `MAX_LOCAL_MEM_BYTES` when it compiles.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.

@@ -9,7 +9,7 @@ use syn::{Error, Expr, ExprClosure, GenericArgument, Ident, PathArguments, Resul
 
 /// Which collective a macro invocation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum Collective {
     DistributeItems,
     DistributeGroups,
     SingleItem,
@@ -18,20 +18,20 @@ pub(crate) enum Kind {
     PrivateMemoryEnvironment,
 }
 
-impl Kind {
+impl Collective {
     /// The kind and whether it waits, for a macro name; `None` if the name
     /// is not one of ours.
-    pub(crate) fn from_name(name: &str) -> Option<(Kind, bool)> {
+    pub(crate) fn from_name(name: &str) -> Option<(Collective, bool)> {
         Some(match name {
-            "distribute_items" => (Kind::DistributeItems, false),
-            "distribute_items_and_wait" => (Kind::DistributeItems, true),
-            "distribute_groups" => (Kind::DistributeGroups, false),
-            "distribute_groups_and_wait" => (Kind::DistributeGroups, true),
-            "single_item" => (Kind::SingleItem, false),
-            "single_item_and_wait" => (Kind::SingleItem, true),
-            "memory_environment" => (Kind::MemoryEnvironment, false),
-            "local_memory_environment" => (Kind::LocalMemoryEnvironment, false),
-            "private_memory_environment" => (Kind::PrivateMemoryEnvironment, false),
+            "distribute_items" => (Collective::DistributeItems, false),
+            "distribute_items_and_wait" => (Collective::DistributeItems, true),
+            "distribute_groups" => (Collective::DistributeGroups, false),
+            "distribute_groups_and_wait" => (Collective::DistributeGroups, true),
+            "single_item" => (Collective::SingleItem, false),
+            "single_item_and_wait" => (Collective::SingleItem, true),
+            "memory_environment" => (Collective::MemoryEnvironment, false),
+            "local_memory_environment" => (Collective::LocalMemoryEnvironment, false),
+            "private_memory_environment" => (Collective::PrivateMemoryEnvironment, false),
             _ => return None,
         })
     }
@@ -39,22 +39,22 @@ impl Kind {
     /// Number of parameters the closure must take.
     fn closure_params(self) -> Option<usize> {
         match self {
-            Kind::DistributeItems | Kind::DistributeGroups => Some(1),
-            Kind::SingleItem => Some(0),
-            Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => Some(1),
-            Kind::MemoryEnvironment => None,
+            Collective::DistributeItems | Collective::DistributeGroups => Some(1),
+            Collective::SingleItem => Some(0),
+            Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => Some(1),
+            Collective::MemoryEnvironment => None,
         }
     }
 
     /// What the closure's parameters are, for messages.
     fn closure_shape(self) -> &'static str {
         match self {
-            Kind::DistributeItems => "`|idx| { ... }` taking the logical item (`SItem`)",
-            Kind::DistributeGroups => "`|subgroup| { ... }` taking the subdivided group",
-            Kind::SingleItem => "`|| { ... }` taking no parameters",
-            Kind::LocalMemoryEnvironment => "`|memory| { ... }` taking the local memory",
-            Kind::PrivateMemoryEnvironment => "`|memory| { ... }` taking the private memory",
-            Kind::MemoryEnvironment => "one parameter per memory request",
+            Collective::DistributeItems => "`|idx| { ... }` taking the logical item (`SItem`)",
+            Collective::DistributeGroups => "`|subgroup| { ... }` taking the subdivided group",
+            Collective::SingleItem => "`|| { ... }` taking no parameters",
+            Collective::LocalMemoryEnvironment => "`|memory| { ... }` taking the local memory",
+            Collective::PrivateMemoryEnvironment => "`|memory| { ... }` taking the private memory",
+            Collective::MemoryEnvironment => "one parameter per memory request",
         }
     }
 }
@@ -63,13 +63,18 @@ impl Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Place {
     Local,
+    /// `require_local_mem_slice::<T>(len, init?)`: `len` elements.
+    LocalSlice,
     Private,
 }
 
-/// `require_local_mem::<T>(init?)` or `require_private_mem::<T>(init?)`.
+/// `require_local_mem::<T>(init?)`, `require_local_mem_slice::<T>(len, init?)`
+/// or `require_private_mem::<T>(init?)`.
 pub(crate) struct Request {
     pub(crate) place: Place,
     pub(crate) ty: Type,
+    /// The element count of a `LocalSlice`.
+    pub(crate) len: Option<Expr>,
     pub(crate) init: Option<Expr>,
     /// Span of the request's name, for messages.
     pub(crate) span: Span,
@@ -77,7 +82,7 @@ pub(crate) struct Request {
 
 /// One invocation of a collective macro.
 pub(crate) struct Invocation {
-    pub(crate) kind: Kind,
+    pub(crate) kind: Collective,
     pub(crate) wait: bool,
     /// The macro's name as written, for messages and spans.
     pub(crate) name: Ident,
@@ -93,7 +98,7 @@ pub(crate) struct Invocation {
 
 /// Parses the tokens inside `name!( ... )`.
 pub(crate) fn invocation(
-    kind: Kind,
+    kind: Collective,
     wait: bool,
     name: Ident,
     tokens: TokenStream,
@@ -120,12 +125,12 @@ pub(crate) fn invocation(
     let group = args.remove(0);
     let mut requests = Vec::new();
     match kind {
-        Kind::MemoryEnvironment => {
+        Collective::MemoryEnvironment => {
             for arg in args {
                 requests.push(request(arg)?);
             }
         }
-        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+        Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => {
             if args.len() != 1 {
                 return Err(Error::new(
                     name.span(),
@@ -139,7 +144,7 @@ pub(crate) fn invocation(
                         format!("expected the memory's type here: {usage}"),
                     )
                 })?;
-            let place = if kind == Kind::LocalMemoryEnvironment {
+            let place = if kind == Collective::LocalMemoryEnvironment {
                 Place::Local
             } else {
                 Place::Private
@@ -147,6 +152,7 @@ pub(crate) fn invocation(
             requests.push(Request {
                 place,
                 ty,
+                len: None,
                 init: None,
                 span: args[0].span(),
             });
@@ -163,10 +169,10 @@ pub(crate) fn invocation(
     let mut errors = Vec::new();
     let expected = kind.closure_params().unwrap_or(requests.len());
     if closure.inputs.len() != expected {
-        let what = if kind == Kind::MemoryEnvironment {
+        let what = if kind == Collective::MemoryEnvironment {
             format!(
-                "the closure of `{name}!` takes {} parameter(s) but there are {} memory request(s); \
-                 it receives one reference per request, in order",
+                "the closure of `{name}!` takes {} parameter(s) for {} memory request(s): take one \
+                 per request",
                 closure.inputs.len(),
                 requests.len()
             )
@@ -191,28 +197,29 @@ pub(crate) fn invocation(
     })
 }
 
-fn usage(name: &Ident, kind: Kind) -> String {
+fn usage(name: &Ident, kind: Collective) -> String {
     match kind {
-        Kind::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
-        Kind::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
-        Kind::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
-        Kind::MemoryEnvironment => format!(
-            "`{name}!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| {{ ... }})`"
-        ),
-        Kind::LocalMemoryEnvironment | Kind::PrivateMemoryEnvironment => {
+        Collective::DistributeItems => format!("`{name}!(group, |idx| {{ ... }})`"),
+        Collective::DistributeGroups => format!("`{name}!(group, |subgroup| {{ ... }})`"),
+        Collective::SingleItem => format!("`{name}!(group, || {{ ... }})`"),
+        Collective::MemoryEnvironment => {
+            format!("`{name}!(group, require_local_mem::<T>(), |local| {{ ... }})`")
+        }
+        Collective::LocalMemoryEnvironment | Collective::PrivateMemoryEnvironment => {
             format!("`{name}!(group, T, |memory| {{ ... }})`")
         }
     }
 }
 
 /// Parses one request: `require_local_mem::<T>()`, `require_local_mem::<T>(x)`,
+/// `require_local_mem_slice::<T>(len)`, `require_local_mem_slice::<T>(len, x)`,
 /// `require_private_mem::<T>()` or `require_private_mem::<T>(x)`.
 fn request(arg: Expr) -> Result<Request> {
     let wrong = |arg: &Expr| {
         Error::new_spanned(
             arg,
-            "expected a memory request: `require_local_mem::<T>()`, `require_local_mem::<T>(init)`, \
-             `require_private_mem::<T>()` or `require_private_mem::<T>(init)`",
+            "expected `require_local_mem::<T>()` or `require_private_mem::<T>()` (initial value \
+             optional)",
         )
     };
     let Expr::Call(call) = &arg else {
@@ -226,6 +233,7 @@ fn request(arg: Expr) -> Result<Request> {
     };
     let place = match last.ident.to_string().as_str() {
         "require_local_mem" => Place::Local,
+        "require_local_mem_slice" => Place::LocalSlice,
         "require_private_mem" => Place::Private,
         _ => return Err(wrong(&arg)),
     };
@@ -250,16 +258,30 @@ fn request(arg: Expr) -> Result<Request> {
             ))
         }
     };
-    if call.args.len() > 1 {
+    let mut args = call.args.iter().cloned();
+    let len = if place == Place::LocalSlice {
+        let len = args.next().ok_or_else(|| {
+            Error::new_spanned(
+                &last.ident,
+                "`require_local_mem_slice` needs the element count: \
+                 `require_local_mem_slice::<T>(len)`",
+            )
+        })?;
+        Some(len)
+    } else {
+        None
+    };
+    if args.len() > 1 {
         return Err(Error::new_spanned(
             &call.args,
             format!("`{}` takes at most one initial value", last.ident),
         ));
     }
-    let init = call.args.first().cloned();
+    let init = args.next();
     Ok(Request {
         place,
         ty,
+        len,
         init,
         span: last.ident.span(),
     })
@@ -272,18 +294,4 @@ pub(crate) fn macro_arguments(mac: &syn::Macro) -> Option<Punctuated<Expr, Token
     Punctuated::<Expr, Token![,]>::parse_terminated
         .parse2(mac.tokens.clone())
         .ok()
-}
-
-/// `distribute_items!(g, <closure>)` parsed, and the group `g`: what the
-/// lowering shortcuts' tests feed them.
-#[cfg(test)]
-pub(crate) fn distribute_items_on_g(closure: &str) -> (Invocation, Expr) {
-    let inv = invocation(
-        Kind::DistributeItems,
-        false,
-        quote::format_ident!("distribute_items"),
-        format!("g, {closure}").parse().unwrap(),
-    )
-    .unwrap();
-    (inv, syn::parse_str("g").unwrap())
 }

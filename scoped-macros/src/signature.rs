@@ -26,10 +26,8 @@ impl Flavor {
 
     fn example(self) -> &'static str {
         match self {
-            Flavor::Kernel => "`#[kernel] fn my_kernel(group: WorkGroup<1>, ...)`",
-            Flavor::GroupFunction => {
-                "`#[group_function] fn load_tile<G: ScopedGroup<1>>(group: G, ...)`"
-            }
+            Flavor::Kernel => "`fn my_kernel(group: WorkGroup<1>, ...)`",
+            Flavor::GroupFunction => "`fn load_tile<G: ScopedGroup<1>>(group: G, ...)`",
         }
     }
 }
@@ -81,31 +79,28 @@ pub(crate) fn group_parameter(flavor: Flavor, function: &ItemFn) -> GroupParamet
         }
     }
     let what = match flavor {
-        Flavor::Kernel => "its work group (`WorkGroup<D>`)",
-        Flavor::GroupFunction => {
-            "the group it operates on: `group: G` with `G: ScopedGroup<D>`, or a group type \
-             (`WorkGroup<D>`, `SubGroup<D>`, `ScalarGroup<D>`)"
-        }
+        Flavor::Kernel => "its `WorkGroup<D>`",
+        Flavor::GroupFunction => "its group",
     };
     // A group elsewhere in the list: the body is checked with it.
     if let Some(param) = typed.iter().skip(1).find(|p| is_group(&p.ty)) {
         let message = format!(
-            "the first parameter of a {} function must be {what}: move `{}` to the front",
+            "a {} function takes {what} first: move `{}` to the front",
             flavor.attribute(),
             pat_text(&param.pat),
         );
         return named(flavor, param, Some(Error::new_spanned(param, message)));
     }
     let mut message = format!(
-        "the first parameter of a {} function must be {what}, as in {}",
+        "a {} function takes {what} first, as in {}",
         flavor.attribute(),
         flavor.example()
     );
     if let (Flavor::GroupFunction, Some(param)) = (flavor, first_typed) {
         if let Some(generic) = generic_without_group_bound(&param.ty, &function.sig.generics) {
             message = format!(
-                "{message}; `{generic}` is a type parameter without the bound \
-                 `{generic}: ScopedGroup<D>`"
+                "a {} function takes its group first: add the bound `{generic}: ScopedGroup<D>`",
+                flavor.attribute()
             );
         }
     }
@@ -135,7 +130,7 @@ fn named(flavor: Flavor, param: &PatType, error: Option<Error>) -> GroupParamete
         (None, pat, None) => Some(Error::new_spanned(
             pat,
             format!(
-                "name the group parameter of a {} function with a plain identifier, as in {}",
+                "name the group parameter of a {} function plainly, as in {}",
                 flavor.attribute(),
                 flavor.example()
             ),
@@ -238,7 +233,7 @@ fn has_group_bound<'a>(mut bounds: impl Iterator<Item = &'a TypeParamBound>) -> 
 pub(crate) fn not_a_function(flavor: Flavor, item: &Item) -> Error {
     let (head, what) = item_head(item);
     let message = format!(
-        "{} can only be applied to a function, as in {}; this is {what}",
+        "{} applies to functions only, as in {}; this is {what}",
         flavor.attribute(),
         flavor.example()
     );

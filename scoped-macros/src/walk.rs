@@ -12,16 +12,17 @@ use syn::{
 };
 
 use crate::check::{
-    self, calls, flow, Cause, Context, Divergence, Form, Kind, Site, Storage, Write,
+    self, calls, flow, BindingKind, Cause, Context, Divergence, Form, Site, Storage, Write,
 };
+use crate::lower;
+use crate::parse::Collective;
 use crate::parse::{self, Place};
-use crate::{lower, parse::Kind as Collective};
 
 /// Walks a body; collects every error instead of stopping at the first.
 pub(crate) struct Walker {
     pub(crate) ctx: Context,
     pub(crate) errors: Vec<syn::Error>,
-    /// How many of our macros were replaced so far.
+    /// How many of our macros and rule-4 reads were lowered so far.
     replaced: usize,
 }
 
@@ -90,8 +91,8 @@ impl Walker {
         lowerable &= verdict.group_usable;
 
         for request in &mut inv.requests {
-            if let Some(init) = &mut request.init {
-                self.visit_expr_mut(init);
+            for arg in request.len.iter_mut().chain(&mut request.init) {
+                self.visit_expr_mut(arg);
             }
         }
         self.scoped(|w| {
@@ -113,7 +114,7 @@ impl Walker {
                 | Collective::PrivateMemoryEnvironment => {
                     params
                         .iter()
-                        .for_each(|p| w.ctx.bind_pat(p, &Kind::Memory, None));
+                        .for_each(|p| w.ctx.bind_pat(p, &BindingKind::Memory, None));
                 }
             }
             w.visit_expr_mut(&mut inv.closure.body);
@@ -121,10 +122,12 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
-        Some(syn::parse2(lower::invocation(&inv)).unwrap_or_else(|e| {
-            let tokens = e.to_compile_error();
-            syn::parse_quote!({ #tokens })
-        }))
+        Some(
+            syn::parse2(lower::invocation(&inv, &self.ctx.generics)).unwrap_or_else(|e| {
+                let tokens = e.to_compile_error();
+                syn::parse_quote!({ #tokens })
+            }),
+        )
     }
 
     /// Checks and lowers what is inside a macro that is not ours, if its
@@ -160,6 +163,15 @@ impl Walker {
         };
         let verdict = check::collective(&self.ctx, &site);
         self.errors.extend(verdict.errors);
+    }
+
+    /// Lowers `expr` to a shared read if it is the physical item's private
+    /// memory inside `distribute_items!` (rule 4).
+    fn read_only(&mut self, expr: &mut Expr) {
+        if check::is_outer_value(&self.ctx, expr) {
+            *expr = lower::read_only(expr);
+            self.replaced += 1;
+        }
     }
 
     fn assignment(&mut self, place: &Expr, write: Write) {
@@ -285,8 +297,8 @@ impl Walker {
             .filter(|_| matches!(pat, Pat::Ident(_)));
         let kind = match alias.map(|b| &b.kind) {
             // `let sg2 = sg;`: another name for the group.
-            Some(Kind::Group { level }) => Kind::Group { level: *level },
-            _ => self.ctx.local(check::let_storage(&self.ctx, ty, init)),
+            Some(BindingKind::Group { level }) => BindingKind::Group { level: *level },
+            _ => self.ctx.local(check::let_storage(&self.ctx, pat, ty, init)),
         };
         self.ctx.bind_pat(pat, &kind, divergent.as_ref());
     }
@@ -346,12 +358,18 @@ impl VisitMut for Walker {
                     self.collective_call(collective, more);
                 }
                 visit_mut::visit_expr_call_mut(self, call);
+                if let Some(error) = check::call(&self.ctx, &call.func) {
+                    self.errors.push(error);
+                } else {
+                    self.read_only(&mut call.func);
+                }
             }
             Expr::MethodCall(call) => {
                 if let Some(collective) = calls::method(call) {
                     self.collective_call(collective, true);
                 }
                 visit_mut::visit_expr_method_call_mut(self, call);
+                self.read_only(&mut call.receiver);
             }
             Expr::Assign(assign) => {
                 self.assignment(&assign.left, Write::Assign);
@@ -449,7 +467,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -463,7 +481,7 @@ mod tests {
                     Some(())
                 }
             },
-            &["nesting rule 3: `single_item!`"],
+            &["rule 3: `single_item!`"],
         );
     }
 
@@ -481,7 +499,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `group_barrier`"],
+            &["rule 3: `group_barrier`"],
         );
     }
 
@@ -499,7 +517,7 @@ mod tests {
                     group_barrier(group);
                 }
             },
-            &["nesting rule 3: `single_item!` is a collective that every physical item of `sub`"],
+            &["rule 3: `single_item!` after a `return` on `sub.leader()`"],
         );
     }
 
@@ -542,8 +560,8 @@ mod tests {
                 }
             },
             &[
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs under a condition",
-                "nesting rule 3: `group_barrier` is a collective that every physical item of `group` must reach, but it runs in a loop",
+                "rule 3: `group_barrier` under a condition",
+                "rule 3: `group_barrier` in a loop",
             ],
         );
     }
@@ -587,7 +605,7 @@ mod tests {
                     });
                 }
             },
-            &["rule 4 (memory placement): `x` is assigned"],
+            &["rule 4: `x` from outside"],
         );
     }
 

@@ -8,63 +8,88 @@
 //! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
 //!   [`ScalarGroup`]; [`MemoryScope`];
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
-//!   written safely by many groups at once;
+//!   written safely by many groups at once; [`MappedMut`] — windows placed
+//!   by a [`RangeMapper`]; [`AtomicView`], [`AtomicRef`] — atomics over
+//!   plain memory; [`ScatterMut`] — `unsafe` arbitrary writes;
 //! * [`PrivateMem`] and local memory requests — memory environments;
-//! * [`group_barrier`], `async_work_group_copy`;
+//! * [`group_barrier`], `async_work_group_copy`; [`synchronization`], the OpenCL C++
+//!   barriers [`work_group_barrier`], [`sub_group_barrier`] and
+//!   [`work_group_named_barrier`] with [`MemFence`] flags;
 //! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
 //!   broadcasts, `joint_*`, shuffles, OpenCL aliases) and reductions in
 //!   launches, re-exported here.
 
 pub mod algorithms;
+mod async_copy;
+mod atomic;
 mod barrier;
-mod copy;
-mod distribute;
-mod global;
 mod group;
 mod id;
-mod input;
+mod inputs;
 mod item;
-mod item_copy;
 mod launch;
+mod lowering;
+mod mapped;
 mod memory;
 mod memory_scope;
+mod outputs;
 mod queue;
 mod rules;
+mod scatter;
+pub mod synchronization;
 mod tag;
 
 pub use algorithms::*;
+pub use async_copy::DeviceEvent;
+pub use atomic::{
+    AtomicArithmetic, AtomicBitwise, AtomicElement, AtomicRef, AtomicView, MemoryOrder,
+};
 pub use barrier::{group_barrier, group_barrier_with_scope};
-pub use copy::DeviceEvent;
-pub use global::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
+    SUB_GROUP_SIZES,
 };
 pub use id::{Id, Range};
-pub use input::{ItemsRef, ItemsRefWindow};
+pub use inputs::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
+pub use mapped::{MappedMut, MappedWindow, RangeMapper};
 pub use memory::{
-    LocalInit, PrivateMem, LOCAL_MEM_NESTING, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES,
-    WORKER_STACK_BYTES,
+    LocalInit, PrivateMem, LOCAL_MEM_NESTING, LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_BYTES,
+    MAX_LOCAL_MEM_SLICE_BYTES, PRIVATE_STACK_BYTES, WORKER_STACK_BYTES,
 };
 pub use memory_scope::MemoryScope;
+pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
+pub use scatter::ScatterMut;
+pub use synchronization::{
+    sub_group_barrier, sub_group_barrier_with_scope, work_group_barrier,
+    work_group_barrier_with_scope, work_group_named_barrier, MemFence, WorkGroupNamedBarrier,
+};
 
 /// What the macros' generated code calls. Not a public API: it may change
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::distribute::{
-        distribute_groups, distribute_groups_and_wait, distribute_groups_items, distribute_items,
-        distribute_items_and_wait, distribute_items_below, distribute_items_below_and_wait,
-        single_item, single_item_and_wait, ItemBound, OtherBound, UsizeBound,
+    pub use crate::lowering::const_checks::{group_shape, local_mem_size};
+    pub use crate::lowering::distribute::{
+        distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
+        single_item, single_item_and_wait,
     };
-    pub use crate::item_copy::{
+    pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::guard::{
+        distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
+        OtherLeaf, PlainLeaf, UsizeBound,
+    };
+    pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::read_only::Rule4ReadOnly;
+    pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
-        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
+        local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
+        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
     };
     pub use crate::tag::GroupTag;
 }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+use crate::lowering::const_checks::group_shape;
 use crate::memory::WORKER_STACK_BYTES;
 use crate::rules::GroupScope;
 use crate::tag::LaunchTags;
@@ -181,13 +182,7 @@ impl Queue {
         A: LaunchArgs<D>,
         K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
     {
-        const {
-            assert!(
-                D >= 1 && D <= 3,
-                "scoped launches have 1, 2 or 3 dimensions"
-            );
-            assert!(S >= 1, "the sub-group size S must be at least 1");
-        }
+        const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let groups = shape.num_groups.size();

@@ -22,8 +22,6 @@ pub(crate) struct Divergence {
     pub(crate) query: String,
     /// The variable the condition reads, if the query reaches it that way.
     pub(crate) via: Option<Ident>,
-    /// What the query is, for messages.
-    pub(crate) meaning: &'static str,
     pub(crate) cause: Cause,
 }
 
@@ -54,7 +52,6 @@ impl Divergence {
             tokens: name.to_token_stream(),
             query: String::new(),
             via: None,
-            meaning: "",
             cause: Cause::SingleItem(name.clone()),
         }
     }
@@ -73,16 +70,6 @@ impl Divergence {
 /// `physical_local_linear_*`.
 pub(crate) fn is_physical_query(name: &str) -> bool {
     name == "leader" || name.starts_with("physical_local_")
-}
-
-fn meaning(name: &str) -> &'static str {
-    if name == "leader" {
-        "which is true for one physical item of the group only"
-    } else if name.contains("range") {
-        "which depends on how the group is mapped onto physical items"
-    } else {
-        "which differs between the physical items of the group"
-    }
 }
 
 /// Divergent variables a scan declared itself, innermost last.
@@ -108,13 +95,12 @@ struct Finder<'a> {
 }
 
 impl Finder<'_> {
-    fn found(&mut self, tokens: TokenStream, query: String, name: &str) {
+    fn found(&mut self, tokens: TokenStream, query: String) {
         if self.found.is_none() {
             self.found = Some(Divergence {
                 tokens,
                 query,
                 via: None,
-                meaning: meaning(name),
                 cause: Cause::Condition,
             });
         }
@@ -129,17 +115,13 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             match &*call.receiver {
                 Expr::Path(p) if p.path.get_ident().is_some() => {
                     let receiver = p.path.to_token_stream();
-                    self.found(
-                        call.to_token_stream(),
-                        format!("{receiver}.{name}({args})"),
-                        &name,
-                    );
+                    self.found(call.to_token_stream(), format!("{receiver}.{name}({args})"));
                 }
                 _ => {
                     let (method, parens) = (&call.method, &call.paren_token);
                     let mut tokens = method.to_token_stream();
                     parens.surround(&mut tokens, |t| call.args.to_tokens(t));
-                    self.found(tokens, format!("{name}({args})"), &name);
+                    self.found(tokens, format!("{name}({args})"));
                 }
             }
         }
@@ -151,7 +133,7 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             if let Some(last) = path.path.segments.last() {
                 let name = last.ident.to_string();
                 if is_physical_query(&name) {
-                    self.found(call.to_token_stream(), format!("{name}(..)"), &name);
+                    self.found(call.to_token_stream(), format!("{name}(..)"));
                 }
             }
         }

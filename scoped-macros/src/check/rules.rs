@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{Error, Expr};
 
 use super::divergence::{Cause, Divergence};
-use super::scope::{Context, Kind, Storage};
+use super::scope::{BindingKind, Context, Storage};
 
 /// What kind of collective a [`Site`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub(crate) fn collective(ctx: &Context, site: &Site<'_>) -> Verdict {
         }
     };
     if let (false, Some(divergence)) = (inside_items, &ctx.divergence) {
-        errors.push(rule3(ctx, site, divergence));
+        errors.push(rule3(site, divergence));
     }
     Verdict {
         errors,
@@ -120,8 +120,10 @@ fn group_argument(ctx: &Context, site: &Site<'_>) -> Argument {
     let name = site.group.and_then(group_ident);
     let binding = name.and_then(|n| ctx.lookup(n));
     match (name, binding.map(|b| &b.kind)) {
-        (Some(_), Some(Kind::Group { level })) if *level >= ctx.level() => Argument::Innermost,
-        (Some(name), Some(Kind::Group { .. })) => Argument::Outer(name.clone()),
+        (Some(_), Some(BindingKind::Group { level })) if *level >= ctx.level() => {
+            Argument::Innermost
+        }
+        (Some(name), Some(BindingKind::Group { .. })) => Argument::Outer(name.clone()),
         _ if !matches!(site.form, Form::Macro { .. }) => {
             // rustc checks the argument's type; the rules only concern groups.
             Argument::NotAGroup(None)
@@ -136,30 +138,15 @@ fn group_argument(ctx: &Context, site: &Site<'_>) -> Argument {
 /// The first argument of a macro is not a group in scope.
 fn not_a_group(ctx: &Context, site: &Site<'_>, name: Option<&Ident>, bound: bool) -> Error {
     let what = site.what();
-    let expected = match ctx.innermost() {
-        Some(inner) => format!(
-            "the innermost group in scope here is `{inner}`: write {}",
-            site.call_on(inner)
-        ),
-        None if ctx.level() > 0 => "the enclosing `distribute_groups!` closure does not name its \
-             subgroup: write `|subgroup| ...` and pass `subgroup`"
-            .to_string(),
+    let fix = match ctx.innermost() {
+        Some(inner) => format!("write {}", site.call_on(inner)),
+        None if ctx.level() > 0 => "name the subgroup (`|subgroup| ...`) and pass it".to_string(),
         None => "this function has no group parameter".to_string(),
     };
     let message = match name {
-        Some(name) if bound => format!(
-            "`{name}` is not a group: the first argument of {what} must be the group it \
-             operates on, and {expected}. (A group received as a parameter of a closure or \
-             helper is not known here: move the code into a `#[group_function]` that takes the \
-             group as its first parameter.)"
-        ),
-        Some(name) => format!(
-            "`{name}` is not a group in scope: the first argument of {what} must be the group \
-             it operates on, and {expected}"
-        ),
-        None => {
-            format!("the first argument of {what} must be a group, named by a variable: {expected}")
-        }
+        Some(name) if bound => format!("`{name}` is not a group: {fix}"),
+        Some(name) => format!("`{name}` is not a group in scope: {fix}"),
+        None => format!("{what} takes a group named by a variable: {fix}"),
     };
     match site.group {
         Some(group) => Error::new_spanned(group, message),
@@ -168,18 +155,14 @@ fn not_a_group(ctx: &Context, site: &Site<'_>, name: Option<&Ident>, bound: bool
 }
 
 fn rule1(ctx: &Context, site: &Site<'_>, outer: &Ident) -> Error {
-    let what = site.what();
     let message = match ctx.innermost() {
         Some(inner) => format!(
-            "nesting rule 1: {what} must operate on the innermost group `{inner}`, not on the \
-             enclosing group `{outer}`: only the items of `{inner}` take part here, so the \
-             other items of `{outer}` never reach this call; write {}",
+            "rule 1: use the innermost group `{inner}`, not `{outer}`: write {}",
             site.call_on(inner)
         ),
         None => format!(
-            "nesting rule 1: {what} must operate on the innermost group, not on the enclosing \
-             group `{outer}`; the enclosing `distribute_groups!` closure does not name its \
-             subgroup: write `|subgroup| ...` and pass `subgroup`"
+            "rule 1: use the innermost group, not `{outer}`: name the subgroup (`|subgroup| ...`) \
+             and pass it"
         ),
     };
     let group = site.group.expect("an enclosing group was named");
@@ -189,65 +172,35 @@ fn rule1(ctx: &Context, site: &Site<'_>, outer: &Ident) -> Error {
 fn rule2(site: &Site<'_>, scope: &Ident) -> Error {
     let what = site.what();
     let message = match site.is_memory_environment() {
-        Some(true) => format!(
-            "nesting rule 2: {what} cannot be used inside `{scope}!`: it requests private \
-             memory, which may not be declared inside `distribute_items`; open the memory \
-             environment around `{scope}!` and index the memory with the item \
-             (`memory[idx]`), or declare a plain variable inside `{scope}!`, which is private \
-             to its logical item already"
-        ),
-        Some(false) => format!(
-            "nesting rule 2: {what} cannot be used inside `{scope}!`: it requests local \
-             memory, which belongs to the whole group and is requested in the group's scope; \
-             open the memory environment around `{scope}!`"
-        ),
-        None => {
-            let hint = if site.name.starts_with("group_barrier") && scope == "distribute_items" {
-                "; for a barrier at its end, use `distribute_items_and_wait!`"
-            } else {
-                ""
-            };
-            format!(
-                "nesting rule 2: {what} is a collective and cannot be called inside `{scope}!`, \
-                 whose body runs once per logical item; call it outside `{scope}!`, in the \
-                 scope of the group{hint}"
-            )
+        Some(true) => {
+            format!("rule 2: private memory requested in `{scope}!`: open {what} around it")
         }
+        Some(false) => {
+            format!("rule 2: local memory requested in `{scope}!`: open {what} around it")
+        }
+        None if site.name.starts_with("group_barrier") && scope == "distribute_items" => {
+            format!("rule 2: {what} inside `{scope}!`: call it after, or use `{scope}_and_wait!`")
+        }
+        None => format!("rule 2: collective {what} inside `{scope}!`: call it outside"),
     };
     Error::new_spanned(&site.callee, message)
 }
 
-fn rule3(ctx: &Context, site: &Site<'_>, d: &Divergence) -> Error {
+fn rule3(site: &Site<'_>, d: &Divergence) -> Error {
     let what = site.what();
-    let group = site
-        .group
-        .and_then(group_ident)
-        .or(ctx.innermost())
-        .map_or_else(|| "group".to_string(), Ident::to_string);
-    let single = format!("`single_item!({group}, || ...)`");
-    let must = format!(
-        "nesting rule 3: {what} is a collective that every physical item of `{group}` must reach"
-    );
-    let (query, meaning) = (d.describe(), d.meaning);
+    let query = d.describe();
     let message = match &d.cause {
         Cause::Condition => format!(
-            "{must}, but it runs under a condition on {query}, {meaning}; call {what} where \
-             every item reaches it, and put code for one item into {single}"
+            "rule 3: {what} under a condition on {query}: call it where every item reaches it"
         ),
         Cause::Loop => format!(
-            "{must}, but it runs in a loop whose iterations depend on {query}, {meaning}, so \
-             items may run it a different number of times; make the loop depend only on values \
-             that are the same for every item (kernel arguments, constants, logical ranges)"
+            "rule 3: {what} in a loop that depends on {query}: loop over values every item shares"
         ),
-        Cause::EarlyExit(exit) => format!(
-            "{must}, but an earlier `{exit}` under a condition on {query}, {meaning}, lets some \
-             items skip it; let every item reach {what}, and put code for one item into {single}"
-        ),
+        Cause::EarlyExit(exit) => {
+            format!("rule 3: {what} after a `{exit}` on {query}: let every item reach it")
+        }
         Cause::SingleItem(scope) => {
-            let message = format!(
-                "{must}, but it is inside `{scope}!`, whose body runs on one physical item \
-                 only; call it outside `{scope}!`"
-            );
+            let message = format!("rule 3: collective {what} inside `{scope}!`: call it outside");
             return Error::new_spanned(&site.callee, message);
         }
     };
@@ -275,36 +228,70 @@ pub(crate) fn assignment(ctx: &Context, place: &Expr, write: Write) -> Option<Er
     let scope = ctx.item_scope()?;
     let (root, projected) = place_root(place)?;
     let binding = ctx.lookup(root)?;
-    let (items, storage, declared) = match binding.kind {
-        Kind::Local { items, storage } => (items, storage, "is declared outside it"),
-        Kind::Param => (0, Storage::Reference, "is a parameter of the function"),
+    let (items, storage) = match binding.kind {
+        BindingKind::Local { items, storage } => (items, storage),
+        BindingKind::Param => (0, Storage::Reference),
         _ => return None,
     };
     let flagged = match storage {
-        Storage::Value => true,
+        Storage::Value | Storage::MutClosure => true,
         Storage::Reference => !projected && write == Write::Assign,
     };
     if items >= ctx.items_level() || !flagged {
         return None;
     }
-    let target = if projected {
-        format!("an element or field of `{root}`")
-    } else {
-        format!("`{root}`")
+    let message = match binding.kind {
+        BindingKind::Param => {
+            format!(
+                "rule 4: parameter `{root}` is written in `{scope}!`: declare a variable inside"
+            )
+        }
+        _ => format!(
+            "rule 4: `{root}` from outside `{scope}!` is written in it: declare it inside, or use \
+             local memory"
+        ),
     };
-    let how = match write {
-        Write::Assign => "assigned",
-        Write::Borrow => "borrowed mutably",
-    };
-    let message = format!(
-        "rule 4 (memory placement): {target} is {how} inside `{scope}!`, but `{root}` \
-         {declared}: it lives in the private memory of the physical item, which all the \
-         logical items share, so they may read it but not write it. Declare the variable \
-         inside `{scope}!` for a value per logical item, or use the memory of a \
-         `memory_environment!`: `require_private_mem::<T>()` (per logical item, `memory[idx]`) \
-         or `require_local_mem::<T>()` (per group)"
-    );
     Some(Error::new_spanned(place.to_token_stream(), message))
+}
+
+/// Rule 4 for a call inside `distribute_items!` of a closure declared
+/// `mut` outside it: an `FnMut`, whose call writes its captured state.
+pub(crate) fn call(ctx: &Context, callee: &Expr) -> Option<Error> {
+    let scope = ctx.item_scope()?;
+    let (root, false) = place_root(callee)? else {
+        return None;
+    };
+    match ctx.lookup(root)?.kind {
+        BindingKind::Local {
+            items,
+            storage: Storage::MutClosure,
+        } if items < ctx.items_level() => {
+            let message = format!(
+                "rule 4: `{root}` is an `FnMut` from outside `{scope}!`: call it outside, or \
+                 declare it inside"
+            );
+            Some(Error::new_spanned(callee, message))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `expr` is (a part of) a variable declared outside the enclosing
+/// `distribute_items!` that holds its value itself: the physical item's
+/// private memory, which the logical items may only read (rule 4). A
+/// method call on it, or a call of it, is lowered to go through a shared
+/// reference (`lower::read_only`), so that rustc rejects the `&mut self`
+/// methods and `FnMut` calls the syntax cannot tell from reads.
+pub(crate) fn is_outer_value(ctx: &Context, expr: &Expr) -> bool {
+    ctx.item_scope().is_some()
+        && place_root(expr)
+            .and_then(|(root, _)| ctx.lookup(root))
+            .is_some_and(|binding| match binding.kind {
+                BindingKind::Local { items, storage } => {
+                    items < ctx.items_level() && storage != Storage::Reference
+                }
+                _ => false,
+            })
 }
 
 /// The variable a place expression writes and whether it writes part of

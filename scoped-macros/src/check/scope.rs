@@ -17,11 +17,14 @@ pub(crate) enum Storage {
     /// The variable may be a reference (or a view) to memory elsewhere:
     /// only assigning the variable itself writes its own memory.
     Reference,
+    /// A closure declared `mut`: it holds its captured state, and calling
+    /// it (`FnMut`) writes that state.
+    MutClosure,
 }
 
 /// What a name in scope refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum BindingKind {
     /// A group: the kernel's or group function's group parameter (level 0)
     /// or the subgroup a `distribute_groups!` closure receives (level n).
     Group { level: usize },
@@ -40,7 +43,7 @@ pub(crate) enum Kind {
 #[derive(Clone, Debug)]
 pub(crate) struct Binding {
     pub(crate) name: Ident,
-    pub(crate) kind: Kind,
+    pub(crate) kind: BindingKind,
     /// Set if the value depends on the physical item (`leader()`,
     /// physical ids): conditions on it diverge.
     pub(crate) divergent: Option<Divergence>,
@@ -68,6 +71,9 @@ pub(crate) struct Context {
     /// Set when the function's signature is wrong: nothing is lowered, so
     /// that the signature's error is the only one the user sees for it.
     pub(crate) poisoned: bool,
+    /// The function's type and const parameters, which items inside its
+    /// body cannot name.
+    pub(crate) generics: Vec<Ident>,
 }
 
 impl Context {
@@ -80,7 +86,7 @@ impl Context {
             ..Context::default()
         };
         if let Some(name) = group {
-            ctx.bind(name, Kind::Group { level: 0 }, None);
+            ctx.bind(name, BindingKind::Group { level: 0 }, None);
         }
         ctx
     }
@@ -105,7 +111,7 @@ impl Context {
         self.scopes.push(Vec::new());
     }
 
-    pub(crate) fn bind(&mut self, name: Ident, kind: Kind, divergent: Option<Divergence>) {
+    pub(crate) fn bind(&mut self, name: Ident, kind: BindingKind, divergent: Option<Divergence>) {
         if self.scopes.is_empty() {
             self.push_scope();
         }
@@ -118,7 +124,12 @@ impl Context {
     }
 
     /// Binds every name `pat` introduces.
-    pub(crate) fn bind_pat(&mut self, pat: &Pat, kind: &Kind, divergent: Option<&Divergence>) {
+    pub(crate) fn bind_pat(
+        &mut self,
+        pat: &Pat,
+        kind: &BindingKind,
+        divergent: Option<&Divergence>,
+    ) {
         let mut names = Vec::new();
         pat_names(pat, &mut names);
         for name in names {
@@ -127,8 +138,8 @@ impl Context {
     }
 
     /// A variable declared in the body at this point, with `storage`.
-    pub(crate) fn local(&self, storage: Storage) -> Kind {
-        Kind::Local {
+    pub(crate) fn local(&self, storage: Storage) -> BindingKind {
+        BindingKind::Local {
             items: self.items.len(),
             storage,
         }
@@ -164,7 +175,7 @@ impl Context {
         self.groups.push(name.clone());
         let level = self.level();
         if let Some(pat) = param {
-            self.bind_pat(pat, &Kind::Group { level }, None);
+            self.bind_pat(pat, &BindingKind::Group { level }, None);
         }
     }
 
@@ -229,8 +240,18 @@ pub(crate) fn pat_names(pat: &Pat, names: &mut Vec<Ident>) {
 /// How a `let` with this type annotation and initializer stores what is
 /// written through it: a reference (`&mut x`, `x.as_mut_slice()`, a
 /// `&mut T` annotation) or an alias of a parameter or of memory-environment
-/// memory points elsewhere; anything else is a value of its own.
-pub(crate) fn let_storage(ctx: &Context, ty: Option<&Type>, init: Option<&Expr>) -> Storage {
+/// memory points elsewhere; a closure bound with `mut` is an `FnMut`;
+/// anything else is a value of its own.
+pub(crate) fn let_storage(
+    ctx: &Context,
+    pat: &Pat,
+    ty: Option<&Type>,
+    init: Option<&Expr>,
+) -> Storage {
+    let declared_mut = matches!(pat, Pat::Ident(p) if p.mutability.is_some());
+    if declared_mut && matches!(init.map(strip_parens), Some(Expr::Closure(_))) {
+        return Storage::MutClosure;
+    }
     if matches!(ty, Some(Type::Reference(_) | Type::Ptr(_))) {
         return Storage::Reference;
     }
@@ -239,17 +260,14 @@ pub(crate) fn let_storage(ctx: &Context, ty: Option<&Type>, init: Option<&Expr>)
     };
     match strip_parens(init) {
         Expr::Reference(_) | Expr::RawAddr(_) => Storage::Reference,
-        Expr::MethodCall(call) => {
-            let method = call.method.to_string();
-            if method == "as_mut" || method.ends_with("_mut") {
-                Storage::Reference
-            } else {
-                Storage::Value
-            }
+        // Rust names the methods that hand out `&mut` with a `mut` word:
+        // `as_mut`, `as_mut_slice`, `get_mut`, `split_at_mut`, `rows_mut`.
+        Expr::MethodCall(call) if call.method.to_string().split('_').any(|w| w == "mut") => {
+            Storage::Reference
         }
         Expr::Path(path) => match path.path.get_ident().and_then(|name| ctx.lookup(name)) {
             Some(Binding {
-                kind: Kind::Local { storage, .. },
+                kind: BindingKind::Local { storage, .. },
                 ..
             }) => *storage,
             Some(_) => Storage::Reference,

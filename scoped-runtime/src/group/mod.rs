@@ -18,11 +18,12 @@ mod sub_group;
 mod work_group;
 
 pub use scalar_group::ScalarGroup;
-pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
+pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE, SUB_GROUP_SIZES};
 pub use work_group::WorkGroup;
 
 use crate::id::{check_dimension, Id, Range};
 use crate::item::{ItemName, SItem};
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -56,9 +57,12 @@ pub const fn is_group<T: IsGroup>() -> bool {
 /// runs a whole work group, so the physical range is 1 in every dimension
 /// and [`leader`](Self::leader) is always true.
 ///
+/// The type `distribute_groups!` hands out is `G::Subgroup`, from the
+/// hidden supertrait that holds the groups' loops.
+///
 /// Ids are row-major (see [`Id`]). SYCL's `get_` prefixes are dropped;
 /// per-dimension forms end in `_dim` and panic if `dimension >= D`.
-pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
+pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     /// Number of dimensions of the group (`dimensions`).
     const DIMENSIONS: usize = D;
     /// Memory scope of the group's barriers (`fence_scope`): `WorkGroup`,
@@ -71,9 +75,6 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     type RangeType;
     /// `linear_id_type`: always `usize`.
     type LinearIdType;
-    /// The group type that `distribute_groups!` hands out for this group.
-    type Subgroup: ScopedGroup<D>;
-
     /// Id of this group in its parent group; for a work group, the work
     /// group id in the launch.
     fn group_id(&self) -> Id<D>;
@@ -100,37 +101,6 @@ pub trait ScopedGroup<const D: usize>: IsGroup + Copy {
     /// The work group, of its launch, this group belongs to.
     #[doc(hidden)]
     fn __tag(&self) -> GroupTag;
-
-    /// Runs `f` for every logical item, in increasing linear id.
-    #[doc(hidden)]
-    fn __for_each_item(&self, f: impl FnMut(SItem<D>));
-
-    /// Runs `f` for the logical items whose innermost local id is below
-    /// `bound`, in increasing linear id: in `dimension` for
-    /// `Some(dimension)`, as a linear id for `None`. `f` may be called for
-    /// more items than that (this default calls it for all), never for
-    /// fewer; callers keep their own test of the bound.
-    #[doc(hidden)]
-    #[inline(always)]
-    fn __for_each_item_below(
-        &self,
-        dimension: Option<usize>,
-        bound: usize,
-        f: impl FnMut(SItem<D>),
-    ) {
-        let _ = (dimension, bound);
-        self.__for_each_item(f);
-    }
-
-    /// Runs `f` for every subgroup, in increasing group linear id.
-    #[doc(hidden)]
-    fn __for_each_group(&self, f: impl FnMut(Self::Subgroup));
-
-    /// Runs `f` for every logical item with the subgroup that holds it:
-    /// `distribute_groups!` around a lone `distribute_items!` on the
-    /// subgroup, as one loop over this group's items (same order).
-    #[doc(hidden)]
-    fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
 
     /// [`group_id`](Self::group_id) in `dimension` (also `group[dimension]`).
     ///

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -54,7 +55,6 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     type IdType = Id<D>;
     type RangeType = Range<D>;
     type LinearIdType = usize;
-    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn group_id(&self) -> Id<D> {
@@ -90,6 +90,10 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     fn __tag(&self) -> GroupTag {
         self.tag
     }
+}
+
+impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
+    type Subgroup = ScalarGroup<D>;
 
     #[inline(always)]
     fn __for_each_item(&self, mut f: impl FnMut(SItem<D>)) {

@@ -7,6 +7,7 @@ use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
 use crate::item::SItem;
+use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -94,7 +95,6 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     type IdType = Id<D>;
     type RangeType = Range<D>;
     type LinearIdType = usize;
-    type Subgroup = SubGroup<D, S>;
 
     #[inline(always)]
     fn group_id(&self) -> Id<D> {
@@ -130,6 +130,10 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     fn __tag(&self) -> GroupTag {
         self.tag
     }
+}
+
+impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
+    type Subgroup = SubGroup<D, S>;
 
     #[inline(always)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {

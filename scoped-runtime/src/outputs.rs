@@ -109,11 +109,11 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
     }
 }
 
-/// Panics for `id`, or an item of global id `id`, that is not one of the
-/// window's group: outside the window, or inside it but of another launch
-/// (items are `Copy`). It takes the values it took before the tags: one
-/// function shared with `ItemsRef` that also took the view's name made the
-/// 2-D Jacobi kernel 4-5x slower (its item loops stopped vectorising).
+/// Panics for `id` outside the window: a global id, or the id of an item
+/// of another work group or launch (items are `Copy`). It takes the values
+/// it took before the tags: variants of it that took one more argument or
+/// did more work made the 2-D Jacobi kernel 4-5x slower (its item loops
+/// stopped vectorising).
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -122,14 +122,10 @@ fn window_outside<const D: usize>(id: Id<D>, first: Id<D>, range: Range<D>) -> !
     for d in 0..D {
         last[d] += range[d] - 1;
     }
-    let inside = (0..D).all(|d| id[d].wrapping_sub(first[d]) < range[d]);
-    if inside {
-        panic!(
-            "the item with global id {id} is of another launch: it is not an item of this work \
-             group's window of ItemsMut (global ids {first} ..= {last}) in this launch"
-        )
-    }
-    panic!("global id {id} is outside this work group's window of ItemsMut (global ids {first} ..= {last})")
+    panic!(
+        "global id {id} is outside this work group's window of ItemsMut (global ids {first} ..= \
+         {last}), or is an item of another launch"
+    )
 }
 
 impl<T> ItemsWindow<'_, T, 1> {

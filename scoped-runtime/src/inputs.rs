@@ -97,7 +97,7 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
         let Some(offset) = item.offset_in_group(self.tag, self.range, self.global_range) else {
-            not_an_item(item.global_id(), self.global_range)
+            outside(item.global_id(), self.global_range)
         };
         // SAFETY: `group` starts at the group's first item, `first`, and
         // `offset_in_group` checked the item's local id against the group's
@@ -140,24 +140,11 @@ impl<T> Index<usize> for ItemsRefWindow<'_, T, 1> {
     }
 }
 
-/// Panics for an item of another work group or launch; it takes the
-/// values its check took before the tags (see `window_outside` of
-/// `ItemsMut`).
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn not_an_item<const D: usize>(id: Id<D>, global_range: Range<D>) -> ! {
-    panic!(
-        "ItemsRef: the item with global id {id} (launch range {global_range}) is not one of the \
-         items of this work group in this launch"
-    )
-}
-
 #[cold]
 #[inline(never)]
 #[track_caller]
 fn outside<const D: usize>(id: Id<D>, global_range: Range<D>) -> ! {
-    panic!("ItemsRef: global id {id} is outside the launch's range {global_range}")
+    panic!("ItemsRef: global id {id} is not an item of this group (of this launch) or is outside the launch's range {global_range}")
 }
 
 impl<T, const D: usize> fmt::Debug for ItemsRefWindow<'_, T, D> {

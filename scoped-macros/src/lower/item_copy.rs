@@ -38,13 +38,13 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident, Stmt};
 
+use super::item_syntax::{literal, local_id, peel, query, LocalId};
 use crate::check::{group_ident, pat_ident};
-use crate::item_syntax::{literal, local_id, peel, query, LocalId};
-use crate::parse::{Invocation, Kind};
+use crate::parse::{Collective, Invocation};
 
 /// The shortcut lowering of `inv`, if it has the shape described above.
 pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
-    if inv.kind != Kind::DistributeItems || inv.closure.inputs.len() != 1 {
+    if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 {
         return None;
     }
     let item = pat_ident(&inv.closure.inputs[0])?;
@@ -82,7 +82,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         span = span
     );
     let copied = format_ident!("__scoped_copied", span = Span::mixed_site());
-    let closure = crate::lower::item_closure(&inv.closure);
+    let closure = super::closure::item_closure(&inv.closure);
     Some(quote_spanned! {span=>
         {
             let #copied = {
@@ -153,7 +153,7 @@ mod tests {
 
     /// Whether `distribute_items!(g, <closure>)` gets the copy lowering.
     fn copied(closure: &str) -> bool {
-        let (inv, group) = crate::parse::distribute_items_on_g(closure);
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
         distribute_items(&inv, &group).is_some_and(|t| t.to_string().contains("ItemCopy"))
     }
 

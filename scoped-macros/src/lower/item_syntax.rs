@@ -1,5 +1,5 @@
 //! The syntax of item queries that the lowering shortcuts (`guard.rs`,
-//! `copy.rs`) recognise in `distribute_items!` bodies: calls of `SItem`'s
+//! `item_copy.rs`) recognise in `distribute_items!` bodies: calls of `SItem`'s
 //! id queries on the item, the local ids among them, integer literals.
 
 use syn::{Expr, ExprMethodCall, Ident, Lit};

@@ -1,5 +1,5 @@
 //! The copy behind `distribute_items!` bodies that stage a per-item input
-//! in local memory, `local[lid] = input[idx]` (see the macros' `copy.rs`).
+//! in local memory, `local[lid] = input[idx]` (see the macros' `lower/item_copy.rs`).
 //!
 //! Done item by item, such a loop keeps the local array in memory: the
 //! optimiser cannot tell the stack array from the input and vectorises it
@@ -16,14 +16,14 @@
 
 use std::cell::Cell;
 
+use super::distribute::distribute_items;
 use crate::barrier::group_barrier;
-use crate::distribute::distribute_items;
-use crate::global::ItemsWindow;
 use crate::group::ScopedGroup;
-use crate::input::ItemsRefWindow;
+use crate::inputs::ItemsRefWindow;
 use crate::item::SItem;
 use crate::memory::PrivateMem;
 use crate::memory_scope::MemoryScope;
+use crate::outputs::ItemsWindow;
 use crate::rules::check_collective;
 
 /// The destination and the source of a copy body:

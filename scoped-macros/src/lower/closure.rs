@@ -1,0 +1,37 @@
+//! The plain lowering of the closure collectives: a call of the runtime's
+//! loop of the same name.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::Expr;
+
+use crate::parse::{Collective, Invocation};
+
+/// `::scoped::__private::<name>(&group, closure)` for `distribute_items!`,
+/// `distribute_groups!`, `single_item!` and their `_and_wait` forms.
+pub(super) fn call(inv: &Invocation, group: &Expr) -> TokenStream {
+    let span = inv.name.span();
+    let (function, closure) = match inv.kind {
+        Collective::DistributeItems => ("distribute_items", item_closure(&inv.closure)),
+        Collective::DistributeGroups => ("distribute_groups", {
+            let closure = &inv.closure;
+            quote!(#closure)
+        }),
+        _ => ("single_item", {
+            let closure = &inv.closure;
+            quote!(#closure)
+        }),
+    };
+    let suffix = if inv.wait { "_and_wait" } else { "" };
+    let function = format_ident!("{}{}", function, suffix, span = span);
+    quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
+}
+
+/// The closure a `distribute_items!` runs once per item, marked to be
+/// always inlined: a full sub-group's item loop unrolls into one call per
+/// lane, and the optimiser maps the lanes onto SIMD instructions only once
+/// every call is inlined (left to its cost model, it keeps large bodies as
+/// eight scalar calls).
+pub(super) fn item_closure(closure: &impl quote::ToTokens) -> TokenStream {
+    quote!(#[inline(always)] #closure)
+}

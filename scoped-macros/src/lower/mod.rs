@@ -1,0 +1,87 @@
+//! Lowering: a checked [`Invocation`] into calls of the runtime's loop
+//! nests, reached through the facade's hidden path `::scoped::__private`.
+//!
+//! * [`closure`]: the plain lowering of `distribute_items!`,
+//!   `distribute_groups!` and `single_item!` (and their `_and_wait` forms);
+//! * [`memory`]: the memory environments, with [`const_checks`] of what
+//!   rustc can check while the kernel compiles;
+//! * [`read_only`]: method calls on, and calls of, variables that
+//!   `distribute_items!` may only read (rule 4);
+//! * the shortcuts, each taken only where its result is what the plain
+//!   loop computes: [`fuse`] (a lone `distribute_items!` in
+//!   `distribute_groups!`), [`guard`] (an item loop behind a bound) and
+//!   [`item_copy`] (a staging copy), with the item-query syntax they share
+//!   in [`item_syntax`].
+
+mod closure;
+mod const_checks;
+mod fuse;
+mod guard;
+mod item_copy;
+mod item_syntax;
+mod memory;
+mod read_only;
+
+use proc_macro2::TokenStream;
+use syn::{Expr, Ident};
+
+pub(crate) use const_checks::group_shape;
+pub(crate) use read_only::read_only;
+
+use crate::parse::{Collective, Invocation};
+
+/// The expression that replaces `inv`, in a function with the type and
+/// const parameters `generics`.
+pub(crate) fn invocation(inv: &Invocation, generics: &[Ident]) -> TokenStream {
+    let group = strip_reference(&inv.group);
+    match inv.kind {
+        Collective::DistributeItems => guard::distribute_items(inv, group)
+            .or_else(|| item_copy::distribute_items(inv, group))
+            .unwrap_or_else(|| closure::call(inv, group)),
+        Collective::DistributeGroups => {
+            fuse::distribute_groups(inv, group).unwrap_or_else(|| closure::call(inv, group))
+        }
+        Collective::SingleItem => closure::call(inv, group),
+        Collective::MemoryEnvironment
+        | Collective::LocalMemoryEnvironment
+        | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group, generics),
+    }
+}
+
+/// `&g` and `g` both name the group `g`.
+fn strip_reference(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+        other => other,
+    }
+}
+
+/// What replaces a collective that cannot be lowered (its syntax or its
+/// group argument is wrong, and an error says so): an expression that fits
+/// any type, so that rustc adds no errors of its own to ours.
+pub(crate) fn placeholder() -> Expr {
+    syn::parse_quote!(::core::unreachable!())
+}
+
+#[cfg(test)]
+pub(crate) use tests::distribute_items_on_g;
+
+#[cfg(test)]
+mod tests {
+    use syn::Expr;
+
+    use crate::parse::{invocation, Collective, Invocation};
+
+    /// `distribute_items!(g, <closure>)` parsed, and the group `g`: what the
+    /// shortcuts' tests feed them.
+    pub(crate) fn distribute_items_on_g(closure: &str) -> (Invocation, Expr) {
+        let inv = invocation(
+            Collective::DistributeItems,
+            false,
+            quote::format_ident!("distribute_items"),
+            format!("g, {closure}").parse().unwrap(),
+        )
+        .unwrap();
+        (inv, syn::parse_str("g").unwrap())
+    }
+}

@@ -1,0 +1,41 @@
+//! [`GroupLoops`]: the loops over a group's items and subgroups that the
+//! lowered collectives run. Each group type implements it next to its
+//! fields (`group/*.rs`).
+
+use crate::group::{ScopedGroup, Sealed};
+use crate::item::SItem;
+
+/// The loops of a group of `D` dimensions. A supertrait of
+/// [`ScopedGroup`] (each names the other), sealed and hidden: generated code calls it through
+/// `scoped::__private`; kernels use the collective macros.
+pub trait GroupLoops<const D: usize>: Sealed {
+    /// The group type that `distribute_groups!` hands out for this group.
+    type Subgroup: ScopedGroup<D>;
+
+    /// Runs `f` for every logical item, in increasing linear id.
+    fn __for_each_item(&self, f: impl FnMut(SItem<D>));
+
+    /// Runs `f` for the logical items whose innermost local id is below
+    /// `bound`, in increasing linear id: in `dimension` for
+    /// `Some(dimension)`, as a linear id for `None`. `f` may be called for
+    /// more items than that (this default calls it for all), never for
+    /// fewer; callers keep their own test of the bound.
+    #[inline(always)]
+    fn __for_each_item_below(
+        &self,
+        dimension: Option<usize>,
+        bound: usize,
+        f: impl FnMut(SItem<D>),
+    ) {
+        let _ = (dimension, bound);
+        self.__for_each_item(f);
+    }
+
+    /// Runs `f` for every subgroup, in increasing group linear id.
+    fn __for_each_group(&self, f: impl FnMut(Self::Subgroup));
+
+    /// Runs `f` for every logical item with the subgroup that holds it:
+    /// `distribute_groups!` around a lone `distribute_items!` on the
+    /// subgroup, as one loop over this group's items (same order).
+    fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
+}
