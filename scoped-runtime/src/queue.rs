@@ -185,8 +185,24 @@ impl Queue {
         const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
-        let groups = shape.num_groups.size();
-        let tags = LaunchTags::reserve(groups).ok_or(LaunchError::TooManyGroups { groups })?;
+        let tags = LaunchTags::for_launch(&shape)?;
+        self.run_checked(shape, tags, args, kernel);
+        Ok(())
+    }
+
+    /// Runs a launch whose `args` passed `__check` for `shape`, with the
+    /// group tags reserved for it.
+    pub(crate) fn run_checked<const D: usize, const S: usize, A, K>(
+        &self,
+        shape: LaunchShape<D>,
+        tags: LaunchTags,
+        args: A,
+        kernel: K,
+    ) where
+        A: LaunchArgs<D>,
+        K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
+    {
+        const { group_shape::<D, S>() };
         let run_group = |linear: usize| {
             let group_id = shape.num_groups.delinearize(linear);
             let tag = tags.group(linear);
@@ -197,20 +213,23 @@ impl Queue {
                 shape.global_range,
                 tag,
             );
-            // SAFETY: `__check` succeeded for `shape`, `group_id` is inside
-            // `num_groups`, and rayon runs each linear id exactly once, so
-            // no two windows for the same group exist.
+            // SAFETY: the caller checked `args` for `shape`, `group_id` is
+            // inside `num_groups`, and rayon runs each linear id exactly
+            // once, so no two windows for the same group exist.
             let part = unsafe { args.__for_group(group_id, &shape, tag) };
             let _fresh = GroupScope::enter();
             kernel(group, part);
         };
-        let run = || (0..groups).into_par_iter().for_each(run_group);
+        let run = || {
+            (0..shape.num_groups.size())
+                .into_par_iter()
+                .for_each(run_group)
+        };
         match self.pool() {
             Some(pool) => pool.install(run),
             None => run(),
         }
         args.__finish();
-        Ok(())
     }
 }
 

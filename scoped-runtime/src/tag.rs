@@ -10,6 +10,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::launch::{LaunchError, LaunchShape};
+
 /// The tag of one work group of one launch. Not a public API.
 #[doc(hidden)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,6 +42,15 @@ impl LaunchTags {
         })
         .ok()
         .map(|first| Self { first })
+    }
+
+    /// The tags of a launch of `shape`.
+    ///
+    /// # Errors
+    /// [`LaunchError::TooManyGroups`] if the process has too few left.
+    pub(crate) fn for_launch<const D: usize>(shape: &LaunchShape<D>) -> Result<Self, LaunchError> {
+        let groups = shape.num_groups.size();
+        Self::reserve(groups).ok_or(LaunchError::TooManyGroups { groups })
     }
 
     /// Tag of the work group of linear id `linear` (below the reserved count).
