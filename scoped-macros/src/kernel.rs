@@ -57,6 +57,15 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     }
 
     let mut walker = Walker::new(ctx);
+    walker.slice_params = function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(param) => crate::lower::group_slice::slice_param(param),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
     walker.visit_block_mut(&mut function.block);
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one

@@ -24,6 +24,8 @@ pub(crate) struct Walker {
     pub(crate) errors: Vec<syn::Error>,
     /// How many of our macros were replaced so far.
     replaced: usize,
+    /// The function's shared-slice parameters (`lower::group_slice`).
+    pub(crate) slice_params: Vec<syn::Ident>,
 }
 
 impl Walker {
@@ -32,6 +34,7 @@ impl Walker {
             ctx,
             errors: Vec::new(),
             replaced: 0,
+            slice_params: Vec::new(),
         }
     }
 
@@ -122,10 +125,23 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
-        Some(syn::parse2(lower::invocation(&inv)).unwrap_or_else(|e| {
-            let tokens = e.to_compile_error();
-            syn::parse_quote!({ #tokens })
-        }))
+        // Parameters that a binding in scope here shadows are not the slices.
+        let slices: Vec<syn::Ident> = self
+            .slice_params
+            .iter()
+            .filter(|s| {
+                self.ctx
+                    .lookup(s)
+                    .is_some_and(|b| b.kind == BindingKind::Param)
+            })
+            .cloned()
+            .collect();
+        Some(
+            syn::parse2(lower::invocation(&inv, &slices)).unwrap_or_else(|e| {
+                let tokens = e.to_compile_error();
+                syn::parse_quote!({ #tokens })
+            }),
+        )
     }
 
     /// Checks and lowers what is inside a macro that is not ours, if its

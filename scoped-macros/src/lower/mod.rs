@@ -6,28 +6,32 @@
 //! * [`memory`]: the memory environments;
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
-//!   `distribute_groups!`), [`guard`] (an item loop behind a bound) and
-//!   [`item_copy`] (a staging copy), with the item-query syntax they share
+//!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
+//!   [`item_copy`] (a staging copy) and [`group_slice`] (slice reads at
+//!   the global id), with the item-query syntax they share
 //!   in [`item_syntax`].
 
 mod closure;
 mod fuse;
+pub(crate) mod group_slice;
 mod guard;
 mod item_copy;
 mod item_syntax;
 mod memory;
 
 use proc_macro2::TokenStream;
-use syn::Expr;
+use syn::{Expr, Ident};
 
 use crate::parse::{Collective, Invocation};
 
-/// The expression that replaces `inv`.
-pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
+/// The expression that replaces `inv`; `slices` are the shared-slice
+/// parameters in scope where it is (see [`group_slice`]).
+pub(crate) fn invocation(inv: &Invocation, slices: &[Ident]) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
+            .or_else(|| group_slice::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),
         Collective::DistributeGroups => {
             fuse::distribute_groups(inv, group).unwrap_or_else(|| closure::call(inv, group))

@@ -4,11 +4,12 @@
 //!
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`]: the shortcuts, each computing
-//!   what the plain loop would.
+//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`]: the shortcuts,
+//!   each computing what the plain loop would.
 
 pub(crate) mod distribute;
 pub(crate) mod fuse;
+pub(crate) mod group_slice;
 pub(crate) mod guard;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
