@@ -31,8 +31,11 @@ const FLOPS_PER_OPTION: f64 = 130.0;
 /// `e^x` for `x` in about `[-87, 88]`: `2^n · p(r)` with `x = n ln 2 + r`.
 #[inline(always)]
 fn exp(x: f32) -> f32 {
+    // 1.5 · 2^23: adding it rounds to an integer held in the low bits.
+    const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.0, 88.0);
-    let n = (x * std::f32::consts::LOG2_E + 0.5).floor();
+    let shifted = x * std::f32::consts::LOG2_E + ROUND;
+    let n = shifted - ROUND;
     // ln 2 in two parts, so that `r` keeps its low bits.
     let r = x - n * 0.693_145_75 - n * 1.428_606_8e-6;
     let p = 1.0
@@ -40,7 +43,10 @@ fn exp(x: f32) -> f32 {
             + r * (0.5
                 + r * (0.166_666_67
                     + r * (0.041_666_668 + r * (0.008_333_334 + r * 0.001_388_889)))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+    // `n` from the bits rather than by `as i32`, whose saturation stays
+    // scalar.
+    let n = shifted.to_bits().wrapping_sub(ROUND.to_bits());
+    p * f32::from_bits(n.wrapping_add(127) << 23)
 }
 
 /// `ln x` for positive, normal `x`: `e ln 2 + 2 atanh(s)` with

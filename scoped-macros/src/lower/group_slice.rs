@@ -186,35 +186,58 @@ impl Rewrite {
     }
 }
 
+impl Rewrite {
+    /// `*__scoped_slice_N.at(index)` for a read `expr` of a slice at the
+    /// item's global id.
+    fn read(&mut self, expr: &Expr) -> Option<Expr> {
+        let Expr::Index(read) = expr else {
+            return None;
+        };
+        let slice = match peel(&read.expr) {
+            Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
+            _ => None,
+        }
+        .filter(|s| self.slices.contains(s))?;
+        if !self.is_global_id(&read.index) {
+            return None;
+        }
+        let n = match self.used.iter().position(|u| *u == slice) {
+            Some(n) => n,
+            None => {
+                self.used.push(slice);
+                self.used.len() - 1
+            }
+        };
+        let var = slice_var(n);
+        let index = &read.index;
+        Some(syn::parse_quote_spanned!(read.span()=> *#var.at(#index)))
+    }
+
+    /// The read as the operand of a postfix operator (`.method()`,
+    /// `.field`, `[i]`, `?`, a call): in parentheses, which bind it there.
+    fn operand(&mut self, expr: &mut Expr) {
+        if let Some(read) = self.read(expr) {
+            *expr = syn::parse_quote!((#read));
+        }
+    }
+}
+
 impl VisitMut for Rewrite {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Index(read) = expr {
-            let slice = match peel(&read.expr) {
-                Expr::Path(path) if path.qself.is_none() => path.path.get_ident().cloned(),
-                _ => None,
-            };
-            if let Some(slice) = slice.filter(|s| self.slices.contains(s)) {
-                if self.is_global_id(&read.index) {
-                    let n = match self.used.iter().position(|u| *u == slice) {
-                        Some(n) => n,
-                        None => {
-                            self.used.push(slice);
-                            self.used.len() - 1
-                        }
-                    };
-                    let var = slice_var(n);
-                    let index = &read.index;
-                    let span = read.span();
-                    // An invisible group keeps the read one operand without
-                    // the lint that parentheses would draw.
-                    *expr = Expr::Group(syn::ExprGroup {
-                        attrs: Vec::new(),
-                        group_token: Default::default(),
-                        expr: Box::new(syn::parse_quote_spanned!(span=> *#var.at(#index))),
-                    });
-                    return;
-                }
-            }
+        // A prefix `*` binds tighter than every operator but the postfix
+        // ones, whose operands get parentheses.
+        if let Some(read) = self.read(expr) {
+            *expr = read;
+            return;
+        }
+        match expr {
+            Expr::MethodCall(e) => self.operand(&mut e.receiver),
+            Expr::Field(e) => self.operand(&mut e.base),
+            Expr::Index(e) => self.operand(&mut e.expr),
+            Expr::Try(e) => self.operand(&mut e.expr),
+            Expr::Call(e) => self.operand(&mut e.func),
+            Expr::Await(e) => self.operand(&mut e.base),
+            _ => {}
         }
         visit_mut::visit_expr_mut(self, expr);
     }
@@ -245,5 +268,85 @@ pub(crate) fn slice_param(param: &syn::PatType) -> Option<Ident> {
             Some(p.ident.clone())
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `distribute_items!(g, <closure>)` lowers to with the slices
+    /// `a` and `b` in scope, if the shortcut applies.
+    fn lowered(closure: &str) -> Option<String> {
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
+        let slices = [format_ident!("a"), format_ident!("b")];
+        distribute_items(&inv, &group, &slices).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn reads_at_the_global_id_go_through_group_slices() {
+        for (closure, reads) in [
+            ("|i| { o[i] = a[i.global_linear_id()]; }", 1),
+            (
+                "|i| o[i] = a[i.global_id_dim(0)] + b[i.global_linear_id()]",
+                2,
+            ),
+            (
+                "|i| { let gid = i.global_linear_id(); o[i] = a[gid].sqrt() * a[gid]; }",
+                2,
+            ),
+            (
+                "|i| { let gid = i.global_id_dim(0); if gid < n { f(&a[gid]); } }",
+                1,
+            ),
+        ] {
+            let out = lowered(closure).unwrap_or_else(|| panic!("not lowered: {closure}"));
+            assert_eq!(out.matches(". at (").count(), reads, "{out}");
+            assert!(out.contains("distribute_items_sliced"), "{out}");
+        }
+        // A postfix operator keeps the read as its operand.
+        let out = lowered("|i| { o[i] = a[i.global_linear_id()].sqrt(); }").unwrap();
+        assert!(
+            out.contains("(* __scoped_slice_0 . at (i . global_linear_id ())) . sqrt ()"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn other_reads_stay_as_written() {
+        for closure in [
+            // Not a slice in scope, not the global id, another dimension.
+            "|i| { o[i] = c[i.global_linear_id()]; }",
+            "|i| { o[i] = a[i.global_linear_id() + 1]; }",
+            "|i| { o[i] = a[i.global_id_dim(1)]; }",
+            "|i| { o[i] = a[i.innermost_local_linear_id()]; }",
+            // The slice or the item bound again in the body.
+            "|i| { let a = [0.0; 4]; o[i] = a[i.global_linear_id()]; }",
+            "|i| { let i = j; o[i] = a[i.global_linear_id()]; }",
+            // An id that is mutable, bound twice, or read before its `let`.
+            "|i| { let mut gid = i.global_linear_id(); gid += 1; o[i] = a[gid]; }",
+            "|i| { let gid = i.global_linear_id(); let gid = gid + 1; o[i] = a[gid]; }",
+            "|i| { o[i] = a[gid]; let gid = i.global_linear_id(); }",
+            // Inside another macro's tokens.
+            "|i| { println!(\"{}\", a[i.global_linear_id()]); }",
+        ] {
+            assert_eq!(lowered(closure), None, "lowered: {closure}");
+        }
+    }
+
+    #[test]
+    fn only_plain_shared_slice_parameters_qualify() {
+        let param = |s: &str| slice_param(&syn::parse_str::<syn::PatType>(s).unwrap());
+        assert!(param("a: &[f32]").is_some());
+        assert!(param("a: &'x [T]").is_some());
+        for other in [
+            "a: &mut [f32]",
+            "mut a: &[f32]",
+            "a: &Vec<f32>",
+            "a: [f32; 4]",
+            "(a, b): (&[f32], &[f32])",
+        ] {
+            assert!(param(other).is_none(), "{other}");
+        }
     }
 }

@@ -93,7 +93,14 @@ pub fn distribute_items_sliced<G: ScopedGroup<D>, const D: usize>(
     mut f: impl FnMut(SItem<D>),
 ) {
     if covered {
-        distribute_items(group, &mut f);
+        // Not `&mut f`: the standard library's shim for it, called from
+        // both loops, stayed out of line, one call per item.
+        #[allow(clippy::redundant_closure)]
+        distribute_items(
+            group,
+            #[inline(always)]
+            |item| f(item),
+        );
     } else {
         distribute_items(group, f);
     }
