@@ -8,17 +8,24 @@ use syn::visit_mut::VisitMut;
 use syn::{Error, FnArg, Item};
 
 use crate::check::{BindingKind, Context};
+use crate::group_size;
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
 
 /// Expands the attribute `flavor` with arguments `attr` on `item`.
 pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    if !attr.is_empty() {
-        errors.push(Error::new_spanned(
+    let mut size = None;
+    match flavor {
+        Flavor::Kernel => match group_size::parse(attr) {
+            Ok(parsed) => size = parsed,
+            Err(error) => errors.push(error),
+        },
+        Flavor::GroupFunction if !attr.is_empty() => errors.push(Error::new_spanned(
             attr,
             format!("{} takes no arguments", flavor.attribute()),
-        ));
+        )),
+        Flavor::GroupFunction => {}
     }
     let mut function = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(function)) => function,
@@ -35,6 +42,8 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     if let Some(error) = group.error {
         errors.push(error);
         ctx.poisoned = true;
+    } else if let Some(size) = &size {
+        errors.extend(group_size::check(size, &function, group.name.as_ref()));
     }
     for (index, arg) in function.sig.inputs.iter().enumerate() {
         if let FnArg::Typed(param) = arg {
@@ -74,6 +83,14 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[inline]));
     }
     errors.extend(walker.errors);
+    if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
+        // After the walk: the early return is the check's, not the user's,
+        // and no rule applies to it.
+        function
+            .block
+            .stmts
+            .insert(0, group_size::prologue(size, name));
+    }
     if !errors.is_empty() {
         // The errors are the user's to fix; the placeholders that replace
         // what could not be lowered would add only lint noise.

@@ -11,6 +11,7 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
+mod group_size;
 mod kernel;
 mod lower;
 mod parse;

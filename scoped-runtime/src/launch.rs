@@ -92,6 +92,16 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// The kernel requires another group size
+    /// (`#[kernel(group_size = ...)]`, SYCL's `reqd_work_group_size`). No
+    /// kernel body ran: every group checks before its body, and the
+    /// launch starts no more groups once one has refused.
+    GroupSize {
+        /// The range the kernel requires.
+        required: String,
+        /// The group size of the launch.
+        group_size: String,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -118,6 +128,14 @@ impl fmt::Display for LaunchError {
                 f,
                 "launch refused: argument {position} ({view}) has {len} elements, but the \
                  launch needs {needed} ({covers})"
+            ),
+            LaunchError::GroupSize {
+                required,
+                group_size,
+            } => write!(
+                f,
+                "launch refused: the kernel requires group_size = {required} \
+                 (#[kernel(group_size = ...)]), the launch has group_size = {group_size}"
             ),
             LaunchError::EmptyChunks { position } => {
                 write!(

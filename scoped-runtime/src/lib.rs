@@ -19,6 +19,7 @@ pub mod algorithms;
 mod async_copy;
 mod barrier;
 mod group;
+mod group_size;
 mod id;
 mod inputs;
 mod item;
@@ -49,6 +50,7 @@ pub use queue::{Queue, QueueError};
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::group_size::require_group_size;
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,

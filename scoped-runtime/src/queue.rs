@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::group::WorkGroup;
+use crate::group_size::GroupSizeCheck;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::rules::GroupScope;
@@ -97,7 +98,9 @@ impl Queue {
     /// # Errors
     /// Before anything runs: [`LaunchError::ZeroRange`] if a range has a
     /// zero dimension, [`LaunchError::Overflow`] if the item count
-    /// overflows `usize`.
+    /// overflows `usize`; before any kernel body runs,
+    /// [`LaunchError::GroupSize`] if the kernel requires another group
+    /// size (`#[kernel(group_size = ...)]`).
     ///
     /// # Panics
     /// If a work group panics, with that panic, after the other groups end.
@@ -159,7 +162,11 @@ impl Queue {
         }
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        let sizes = GroupSizeCheck::default();
         let run_group = |linear: usize| {
+            let Some(_watch) = sizes.watch() else {
+                return;
+            };
             let group_id = shape.num_groups.delinearize(linear);
             let group = WorkGroup::new(
                 group_id,
@@ -183,6 +190,7 @@ impl Queue {
             Some(pool) => pool.install(run),
             None => run(),
         }
+        sizes.finish()?;
         args.__finish();
         Ok(())
     }

@@ -16,7 +16,7 @@ mod fuse;
 pub(crate) mod group_slice;
 mod guard;
 mod item_copy;
-mod item_syntax;
+pub(crate) mod item_syntax;
 mod memory;
 
 use proc_macro2::TokenStream;
