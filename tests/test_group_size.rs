@@ -147,3 +147,30 @@ fn a_refusal_belongs_to_its_own_launch() {
         .unwrap();
     assert_eq!(results.into_inner().unwrap(), [false, false, true, true]);
 }
+
+#[kernel(group_size = 16)]
+fn group_sum_16(group: WorkGroup<1>, input: &[i64], mut sum: Reducer<'_, i64, Plus>) {
+    memory_environment!(group, require_private_mem::<i64>(), |x| {
+        distribute_items!(group, |idx| x[idx] = input[idx.global_linear_id()]);
+        sum.combine(reduce_over_group(group, x, plus()));
+    });
+}
+
+#[test]
+fn a_refused_launch_leaves_reduction_targets_alone() {
+    let input: Vec<i64> = (0..64).map(|i| i * i - 100).collect();
+    let mut sum = 7i64;
+    let error = Queue::new()
+        .parallel_with(8, 8, reduction(&mut sum, plus()), |g, s| {
+            group_sum_16(g, &input, s)
+        })
+        .unwrap_err();
+    assert!(matches!(error, LaunchError::GroupSize { .. }), "{error}");
+    assert_eq!(sum, 7);
+    Queue::new()
+        .parallel_with(4, 16, reduction(&mut sum, plus()), |g, s| {
+            group_sum_16(g, &input, s)
+        })
+        .unwrap();
+    assert_eq!(sum, 7 + input.iter().sum::<i64>());
+}
