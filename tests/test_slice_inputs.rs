@@ -9,7 +9,7 @@ use scoped::prelude::*;
 
 #[kernel]
 fn weighted_sum(group: WorkGroup<1>, a: &[i64], b: &[i64], mut out: ItemsWindow<'_, i64>) {
-    distribute_items!(group, |idx| {
+    distribute_items_and_wait!(group, |idx| {
         let gid = idx.global_linear_id();
         out[idx] = 3 * a[gid] + b[idx.global_id_dim(0)];
     });
