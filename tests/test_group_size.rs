@@ -174,3 +174,38 @@ fn a_refused_launch_leaves_reduction_targets_alone() {
         .unwrap();
     assert_eq!(sum, 7 + input.iter().sum::<i64>());
 }
+
+#[test]
+fn a_refusal_waits_through_a_launch_nested_after_it() {
+    let bodies = AtomicUsize::new(0);
+    let inner_results = std::sync::Mutex::new(Vec::new());
+    let mut outer_out = vec![0; 64];
+    let outer = Queue::new().parallel_with(1, 64, ItemsMut::new(&mut outer_out), |g, o| {
+        // Refused: the outer launch's error, reported when this group ends.
+        ids_128(g, &bodies, o);
+        for inner in [128, 32] {
+            let mut out = vec![0; inner];
+            let launched = Queue::new().parallel_with(1, inner, ItemsMut::new(&mut out), |g, o| {
+                ids_128(g, &bodies, o)
+            });
+            inner_results.lock().unwrap().push(launched.map(|()| out));
+        }
+    });
+    assert_eq!(
+        outer,
+        Err(LaunchError::GroupSize {
+            required: "128".into(),
+            group_size: "64".into()
+        })
+    );
+    let inner = inner_results.into_inner().unwrap();
+    assert_eq!(inner[0], Ok(expected(128)));
+    assert_eq!(
+        inner[1],
+        Err(LaunchError::GroupSize {
+            required: "128".into(),
+            group_size: "32".into()
+        })
+    );
+    assert_eq!(bodies.into_inner(), 1);
+}

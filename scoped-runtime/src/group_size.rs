@@ -20,20 +20,17 @@ use crate::group::{ScopedGroup, WorkGroup};
 use crate::id::Range;
 use crate::launch::LaunchError;
 
-/// What the running work group of this thread has to report.
-#[derive(Default)]
-enum Report {
-    /// No launch is running a group on this thread.
-    #[default]
-    Outside,
-    /// A group is running; its kernels accepted its range so far.
-    Running,
-    /// A kernel refused the group's range.
-    Refused(LaunchError),
-}
+/// What this thread is running: no launch's group, a group whose kernels
+/// accepted its range so far, or one whose kernel refused it (the error
+/// then waits in `REFUSAL`). One byte, so that watching a group costs two
+/// plain thread-local accesses; the error is touched only on a refusal.
+const OUTSIDE: u8 = 0;
+const RUNNING: u8 = 1;
+const REFUSED: u8 = 2;
 
 thread_local! {
-    static REPORT: Cell<Report> = const { Cell::new(Report::Outside) };
+    static STATE: Cell<u8> = const { Cell::new(OUTSIDE) };
+    static REFUSAL: Cell<Option<LaunchError>> = const { Cell::new(None) };
 }
 
 /// One launch's record of a refused group range.
@@ -51,9 +48,18 @@ impl GroupSizeCheck {
         if self.refused.get().is_some() {
             return None;
         }
+        let outer = STATE.replace(RUNNING);
+        // A group of an enclosing launch whose kernel refused, and which
+        // then launched this one: its error waits until this group ends.
+        let outer_refusal = if outer == REFUSED {
+            REFUSAL.take()
+        } else {
+            None
+        };
         Some(Watch {
             check: self,
-            outer: REPORT.replace(Report::Running),
+            outer,
+            outer_refusal,
         })
     }
 
@@ -70,15 +76,21 @@ impl GroupSizeCheck {
 /// thread was doing before (a group of an enclosing launch) when dropped.
 pub(crate) struct Watch<'a> {
     check: &'a GroupSizeCheck,
-    outer: Report,
+    outer: u8,
+    outer_refusal: Option<LaunchError>,
 }
 
 impl Drop for Watch<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if let Report::Refused(error) = REPORT.replace(std::mem::take(&mut self.outer)) {
-            // The first refusal of the launch is the one reported.
-            let _ = self.check.refused.set(error);
+        if STATE.replace(self.outer) == REFUSED {
+            if let Some(error) = REFUSAL.take() {
+                // The first refusal of the launch is the one reported.
+                let _ = self.check.refused.set(error);
+            }
+        }
+        if self.outer == REFUSED {
+            REFUSAL.set(self.outer_refusal.take());
         }
     }
 }
@@ -116,10 +128,13 @@ fn refuse<const D: usize>(range: Range<D>, required: Range<D>, dimension: usize)
         required: required.to_string(),
         group_size: range.to_string(),
     };
-    match REPORT.take() {
-        Report::Outside => panic!("{error} (dimension {dimension} differs)"),
+    match STATE.get() {
+        OUTSIDE => panic!("{error} (dimension {dimension} differs)"),
+        RUNNING => {
+            STATE.set(REFUSED);
+            REFUSAL.set(Some(error));
+        }
         // A second kernel that refuses in the same group: the first counts.
-        Report::Refused(first) => REPORT.set(Report::Refused(first)),
-        Report::Running => REPORT.set(Report::Refused(error)),
+        _ => {}
     }
 }
