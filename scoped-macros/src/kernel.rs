@@ -5,10 +5,11 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::visit_mut::VisitMut;
-use syn::{Error, FnArg, Item};
+use syn::{Error, FnArg, GenericParam, Item};
 
 use crate::check::{BindingKind, Context};
 use crate::group_size;
+use crate::lower;
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
 
@@ -39,6 +40,19 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 
     let group = signature::group_parameter(flavor, &function);
     let mut ctx = Context::function(group.name.clone());
+    ctx.generics = function
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => Some(t.ident.clone()),
+            GenericParam::Const(c) => Some(c.ident.clone()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let shape = group_type(&function, group.name.as_ref())
+        .and_then(|ty| lower::group_shape(ty, &ctx.generics));
     if let Some(error) = group.error {
         errors.push(error);
         ctx.poisoned = true;
@@ -76,6 +90,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         })
         .collect();
     walker.visit_block_mut(&mut function.block);
+    if let Some(shape) = shape {
+        function.block.stmts.insert(0, syn::parse_quote!(#shape));
+    }
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
@@ -97,6 +114,16 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// The type of the parameter named `group`.
+fn group_type<'f>(function: &'f syn::ItemFn, group: Option<&syn::Ident>) -> Option<&'f syn::Type> {
+    function.sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Typed(param) if crate::check::pat_ident(&param.pat).as_ref() == group => {
+            Some(&*param.ty)
+        }
+        _ => None,
+    })
 }
 
 /// Whether `ty` is a launch reduction's `Reducer` (by name, possibly behind
@@ -172,6 +199,7 @@ mod tests {
         let expected = quote! {
             #[inline]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
+                const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
                 ::scoped::__private::distribute_groups(&group, |sub_group| {
                     ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
                         data[idx.global_linear_id()] += 1;
@@ -260,6 +288,44 @@ mod tests {
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
         assert!(
             lowered.starts_with("# [inline] # [allow (unused)]"),
+            "{lowered}"
+        );
+    }
+
+    #[test]
+    fn slice_parameters_read_at_the_global_id_go_through_group_slices() {
+        let kernel = quote! {
+            fn k(group: WorkGroup<1>, a: &[f32], n: usize, mut out: ItemsWindow<'_, f32>) {
+                distribute_items!(group, |idx| {
+                    let gid = idx.global_linear_id();
+                    if gid < n {
+                        out[idx] = a[gid].sqrt();
+                    }
+                });
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        assert!(
+            lowered.contains("GroupSlice :: new (a , & group)"),
+            "{lowered}"
+        );
+        assert!(lowered.contains("distribute_items_sliced"), "{lowered}");
+        assert!(!lowered.contains("compile_error"), "{lowered}");
+    }
+
+    #[test]
+    fn group_size_starts_the_kernel_with_its_check() {
+        let kernel = quote! {
+            fn k(group: WorkGroup<2>) {
+                distribute_items!(group, |_idx| {});
+            }
+        };
+        let lowered = expand(Flavor::Kernel, quote!(group_size = [16, 8]), kernel).to_string();
+        let body = lowered.split_once('{').unwrap().1.trim_start();
+        assert!(
+            body.starts_with(
+                "# [allow (unused_variables)] let group = match :: scoped :: __private :: require_group_size (group , [16usize , 8usize])"
+            ),
             "{lowered}"
         );
     }

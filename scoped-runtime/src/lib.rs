@@ -72,6 +72,7 @@ pub use synchronization::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::group_size::require_group_size;
+    pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
@@ -81,12 +82,14 @@ pub mod __private {
         distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,
     };
     pub use crate::lowering::guard::{
-        distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
+        distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
+        OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,

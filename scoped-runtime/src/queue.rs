@@ -10,6 +10,7 @@ use crate::group::WorkGroup;
 use crate::group_size::GroupSizeCheck;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+use crate::lowering::const_checks::group_shape;
 use crate::rules::GroupScope;
 
 /// Stack size of the threads of a queue's own pool: room for nested local
@@ -153,13 +154,7 @@ impl Queue {
         A: LaunchArgs<D>,
         K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
     {
-        const {
-            assert!(
-                D >= 1 && D <= 3,
-                "scoped launches have 1, 2 or 3 dimensions"
-            );
-            assert!(S >= 1, "the sub-group size S must be at least 1");
-        }
+        const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let sizes = GroupSizeCheck::default();
