@@ -24,7 +24,6 @@ mod async_copy;
 mod atomic;
 mod barrier;
 mod group;
-mod group_size;
 mod id;
 mod inputs;
 mod item;
@@ -71,13 +70,13 @@ pub use synchronization::{
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::group_size::require_group_size;
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
     };
     pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::group_size::require_group_size;
     pub use crate::lowering::group_slice::{
         distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,
     };

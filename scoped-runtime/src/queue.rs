@@ -7,10 +7,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::group::WorkGroup;
-use crate::group_size::GroupSizeCheck;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::lowering::const_checks::group_shape;
+use crate::lowering::group_size::GroupSizeCheck;
 use crate::rules::GroupScope;
 
 /// Stack size of the threads of a queue's own pool: room for nested local
