@@ -209,3 +209,32 @@ fn a_refusal_waits_through_a_launch_nested_after_it() {
     );
     assert_eq!(bodies.into_inner(), 1);
 }
+
+#[test]
+fn a_refusal_in_a_scope_panics_at_its_end_and_runs_no_body() {
+    let bodies = AtomicUsize::new(0);
+    let mut out = vec![0; 4 * 64];
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Queue::new().scope(|s| {
+            s.parallel_with(4, 64, ItemsMut::new(&mut out), |g, o| {
+                ids_128(g, &bodies, o)
+            })
+            .unwrap();
+        })
+    }));
+    let payload = result.expect_err("the scope did not panic");
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        message,
+        LaunchError::GroupSize {
+            required: "128".into(),
+            group_size: "64".into()
+        }
+        .to_string()
+    );
+    assert_eq!(bodies.into_inner(), 0);
+    assert!(out.iter().all(|&v| v == 0));
+}
