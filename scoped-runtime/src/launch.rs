@@ -109,6 +109,16 @@ pub enum LaunchError {
         /// The number of work groups of the launch.
         groups: usize,
     },
+    /// The kernel requires another group size
+    /// (`#[kernel(group_size = ...)]`, SYCL's `reqd_work_group_size`). No
+    /// kernel body ran: every group checks before its body, and the
+    /// launch starts no more groups once one has refused.
+    GroupSize {
+        /// The range the kernel requires.
+        required: String,
+        /// The group size of the launch.
+        group_size: String,
+    },
     /// A [`MappedMut`](crate::MappedMut) whose mapper does not fit the
     /// launch (a window outside the buffer, a dimension the launch lacks).
     BadMapping {
@@ -179,6 +189,14 @@ impl fmt::Display for LaunchError {
                 f,
                 "launch refused: {groups} work groups are more than the process has group tags \
                  left for"
+            ),
+            LaunchError::GroupSize {
+                required,
+                group_size,
+            } => write!(
+                f,
+                "launch refused: the kernel requires group_size = {required} \
+                 (#[kernel(group_size = ...)]), the launch has group_size = {group_size}"
             ),
             LaunchError::EmptyChunks { position } => {
                 write!(

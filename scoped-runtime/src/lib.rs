@@ -79,6 +79,10 @@ pub mod __private {
         single_item, single_item_and_wait,
     };
     pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::group_size::require_group_size;
+    pub use crate::lowering::group_slice::{
+        distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,
+    };
     pub use crate::lowering::guard::{
         distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
         OtherLeaf, PlainLeaf, UsizeBound,

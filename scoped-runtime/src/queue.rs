@@ -10,6 +10,7 @@ use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::lowering::const_checks::group_shape;
+use crate::lowering::group_size::GroupSizeCheck;
 use crate::memory::WORKER_STACK_BYTES;
 use crate::rules::GroupScope;
 use crate::tag::LaunchTags;
@@ -129,7 +130,9 @@ impl Queue {
     /// # Errors
     /// Before anything runs: [`LaunchError::ZeroRange`] if a range has a
     /// zero dimension, [`LaunchError::Overflow`] if the item count
-    /// overflows `usize`.
+    /// overflows `usize`; before any kernel body runs,
+    /// [`LaunchError::GroupSize`] if the kernel requires another group
+    /// size (`#[kernel(group_size = ...)]`).
     ///
     /// # Panics
     /// If a work group panics, with that panic, after the other groups end.
@@ -186,24 +189,32 @@ impl Queue {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let tags = LaunchTags::for_launch(&shape)?;
-        self.run_checked(shape, tags, args, kernel);
-        Ok(())
+        self.run_checked(shape, tags, args, kernel)
     }
 
     /// Runs a launch whose `args` passed `__check` for `shape`, with the
     /// group tags reserved for it.
+    ///
+    /// # Errors
+    /// [`LaunchError::GroupSize`] if the kernel requires another group
+    /// size; no kernel body has run then.
     pub(crate) fn run_checked<const D: usize, const S: usize, A, K>(
         &self,
         shape: LaunchShape<D>,
         tags: LaunchTags,
         args: A,
         kernel: K,
-    ) where
+    ) -> Result<(), LaunchError>
+    where
         A: LaunchArgs<D>,
         K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
     {
         const { group_shape::<D, S>() };
+        let sizes = GroupSizeCheck::default();
         let run_group = |linear: usize| {
+            let Some(_watch) = sizes.watch() else {
+                return;
+            };
             let group_id = shape.num_groups.delinearize(linear);
             let tag = tags.group(linear);
             let group = WorkGroup::new(
@@ -229,7 +240,9 @@ impl Queue {
             Some(pool) => pool.install(run),
             None => run(),
         }
+        sizes.finish()?;
         args.__finish();
+        Ok(())
     }
 }
 

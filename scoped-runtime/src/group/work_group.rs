@@ -58,6 +58,15 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         }
     }
 
+    /// This group with its range given again as `range`, equal to it: a
+    /// constant range the optimiser sees (`#[kernel(group_size = ...)]`).
+    #[inline(always)]
+    pub(crate) fn with_local_range(mut self, range: Range<D>) -> Self {
+        debug_assert_eq!(range, self.local_range);
+        self.local_range = range;
+        self
+    }
+
     /// Range of the sub-groups `distribute_groups!` hands out: the group
     /// range with the last dimension divided by `S`, rounded up.
     #[must_use]
