@@ -197,6 +197,97 @@ fn float_kernels_with_mul_add_are_bit_exact_at_every_level() {
     }
 }
 
+/// `kernel_closure!` bodies run at the launch's level as `#[kernel]`
+/// bodies do, borrowing what the closure captures; a typed `_` group and
+/// an early `return` keep working.
+#[test]
+fn kernel_closures_match_a_serial_loop_at_every_level() {
+    let (ints, _) = inputs();
+    let expected: Vec<u32> = ints.iter().map(|&x| mix(x)).collect();
+    for isa in supported() {
+        let queue = Queue::new().with_isa(isa).unwrap();
+        let mut out = vec![0u32; ints.len()];
+        queue
+            .parallel_with(
+                GROUPS,
+                GROUP,
+                ItemsMut::new(&mut out),
+                kernel_closure!(|group, mut out| {
+                    distribute_items!(group, |idx| {
+                        out[idx] = mix(ints[idx.global_linear_id()]);
+                    });
+                }),
+            )
+            .unwrap();
+        assert_eq!(out, expected, "level {isa}");
+        let hits: Vec<std::sync::atomic::AtomicUsize> =
+            (0..GROUPS).map(|_| Default::default()).collect();
+        queue
+            .parallel(
+                GROUPS,
+                GROUP,
+                kernel_closure!(|_: WorkGroup<1>| {
+                    let before = hits[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if before >= GROUPS {
+                        return;
+                    }
+                    hits[1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }),
+            )
+            .unwrap();
+        for hit in &hits[..2] {
+            assert_eq!(
+                hit.load(std::sync::atomic::Ordering::Relaxed),
+                GROUPS,
+                "level {isa}"
+            );
+        }
+    }
+}
+
+/// A required group size, checked before the body switches level.
+#[kernel(group_size = 64)]
+fn hashes_64(group: WorkGroup<1>, input: &[u32], mut out: ItemsWindow<'_, u32>) {
+    distribute_items!(group, |idx| out[idx] = mix(input[idx.global_linear_id()]));
+}
+
+/// A kernel with a required group size runs at every level, and is refused
+/// at every level when launched with another size, no body run.
+#[test]
+fn required_group_sizes_hold_at_every_level() {
+    assert_eq!(GROUP, 64);
+    let (ints, _) = inputs();
+    let expected: Vec<u32> = ints.iter().map(|&x| mix(x)).collect();
+    for isa in supported() {
+        let queue = Queue::new().with_isa(isa).unwrap();
+        let mut out = vec![0u32; ints.len()];
+        queue
+            .parallel_with(GROUPS, GROUP, ItemsMut::new(&mut out), |g, w| {
+                hashes_64(g, &ints, w)
+            })
+            .unwrap();
+        assert_eq!(out, expected, "level {isa}");
+        let mut untouched = vec![0u32; ints.len()];
+        let refused = queue
+            .parallel_with(
+                2 * GROUPS,
+                GROUP / 2,
+                ItemsMut::new(&mut untouched),
+                |g, w| hashes_64(g, &ints, w),
+            )
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            LaunchError::GroupSize {
+                required: "64".into(),
+                group_size: "32".into()
+            },
+            "level {isa}"
+        );
+        assert!(untouched.iter().all(|&x| x == 0), "level {isa}");
+    }
+}
+
 #[test]
 fn an_unsupported_level_is_refused_naming_what_it_lacks() {
     for isa in Isa::ALL {

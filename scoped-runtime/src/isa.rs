@@ -476,6 +476,7 @@ mod tests {
         for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
             let seen = std::sync::Mutex::new(Vec::new());
             let level = SupportedIsa::new(isa).unwrap();
+            let tags = crate::tag::LaunchTags::reserve(9).unwrap();
             for g in 3..9 {
                 level.run_group(g, &|g, level| {
                     let group = WorkGroup::<1>::new(
@@ -483,6 +484,7 @@ mod tests {
                         Extent::new([9]),
                         Extent::new([2]),
                         Extent::new([18]),
+                        tags.group(g),
                         level,
                     );
                     // The group carries the level of the copy that made it.

@@ -275,7 +275,12 @@ where
     }
 
     #[inline]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        _: crate::tag::GroupTag,
+    ) -> Self::PerGroup {
         let partials = self
             .partials
             .get()
