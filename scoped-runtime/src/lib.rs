@@ -57,6 +57,10 @@ pub mod __private {
     pub use crate::lowering::guard::{
         distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
     };
+    pub use crate::lowering::interchange::{
+        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
+        INTERCHANGE_LANES,
+    };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,

@@ -6,13 +6,15 @@
 //! * [`memory`]: the memory environments;
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
-//!   `distribute_groups!`), [`guard`] (an item loop behind a bound) and
-//!   [`item_copy`] (a staging copy), with the item-query syntax they share
+//!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
+//!   [`item_copy`] (a staging copy) and [`interchange`] (a loop the same
+//!   for every item, run with the items inside it), with the item-query syntax they share
 //!   in [`item_syntax`].
 
 mod closure;
 mod fuse;
 mod guard;
+mod interchange;
 mod item_copy;
 mod item_syntax;
 mod memory;
@@ -28,6 +30,7 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
+            .or_else(|| interchange::distribute_items(inv, group))
             .unwrap_or_else(|| closure::call(inv, group)),
         Collective::DistributeGroups => {
             fuse::distribute_groups(inv, group).unwrap_or_else(|| closure::call(inv, group))

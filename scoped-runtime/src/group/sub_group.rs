@@ -7,7 +7,7 @@ use super::scalar_group::ScalarGroup;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
-use crate::lowering::GroupLoops;
+use crate::lowering::{GroupLoops, ItemChunk};
 use crate::memory_scope::MemoryScope;
 
 /// Default sub-group size: the number of `f32` lanes of the widest vector
@@ -203,6 +203,24 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
             Some(_) => return self.__for_each_item(f),
         };
         self.first_lanes(lanes, f);
+    }
+
+    #[inline(always)]
+    fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
+        if W == 0 {
+            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+        }
+        // For a full sub-group, `len == S` and the trip counts are constant.
+        let len = if self.is_full() { S } else { self.len };
+        let full = len - len % W;
+        for first in (0..full).step_by(W) {
+            f(ItemChunk::Chunk(std::array::from_fn(|lane| {
+                self.item(first + lane)
+            })));
+        }
+        for lane in full..len {
+            f(ItemChunk::Item(self.item(lane)));
+        }
     }
 
     #[inline(always)]

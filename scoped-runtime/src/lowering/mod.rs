@@ -4,13 +4,15 @@
 //!
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`]: the shortcuts, each computing
-//!   what the plain loop would.
+//! * [`fuse`], [`guard`], [`item_copy`], [`interchange`]: the shortcuts,
+//!   each computing what the plain loop would.
 
 pub(crate) mod distribute;
 pub(crate) mod fuse;
 pub(crate) mod guard;
+pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
 
+pub(crate) use interchange::ItemChunk;
 pub use loops::GroupLoops;
