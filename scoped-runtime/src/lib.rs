@@ -58,8 +58,8 @@ pub mod __private {
         distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
     };
     pub use crate::lowering::interchange::{
-        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
-        INTERCHANGE_LANES,
+        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk, Rezip,
+        Unzip, INTERCHANGE_LANES,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,

@@ -159,62 +159,72 @@ impl<'a> Shape<'a> {
         };
         let in_loop = used(looped.body.to_token_stream());
         let in_suffix = used(suffix.iter().map(ToTokens::to_token_stream).collect());
-        Some(Shape {
+        let shape = Shape {
             item,
             prefix,
             looped,
             suffix,
             in_loop,
             in_suffix,
-        })
+        };
+        // `Unzip` takes tuples of up to 12 bindings.
+        (shape.stored().len() <= 12).then_some(shape)
     }
 
     fn lower(&self, inv: &Invocation, group: &Expr) -> TokenStream {
         let span = inv.name.span();
         let mixed = Span::mixed_site();
+        let chunk = format_ident!("__scoped_chunk", span = mixed);
         let items = format_ident!("__scoped_items", span = mixed);
-        let lanes = format_ident!("__scoped_lanes", span = mixed);
         let lane = format_ident!("__scoped_lane", span = mixed);
         let item = self.item;
         let prefix = self.prefix;
         let suffix = self.suffix;
-        // Each lane holds what the loop or the suffix uses, once.
-        let mut stored: Vec<&(Ident, bool)> = self.in_loop.iter().collect();
-        for binding in &self.in_suffix {
-            if !stored.iter().any(|(name, _)| *name == binding.0) {
-                stored.push(binding);
-            }
-        }
+        let stored = self.stored();
+        // One array per binding, its lanes consecutive.
+        let arrays: Vec<Ident> = stored
+            .iter()
+            .map(|(name, _)| format_ident!("__scoped_lanes_{}", name, span = mixed))
+            .collect();
         let stored_names = stored.iter().map(|(name, _)| name);
-        let pattern = |used: &[(Ident, bool)], by_ref: bool| {
-            let fields = stored.iter().map(|(name, mutable)| {
-                if !used.iter().any(|(u, _)| u == name) {
-                    quote!(_)
-                } else if by_ref && *mutable {
-                    quote!(ref mut #name)
-                } else if by_ref {
-                    quote!(ref #name)
-                } else if *mutable {
-                    quote!(mut #name)
-                } else {
-                    quote!(#name)
-                }
-            });
-            quote!((#(#fields,)*))
-        };
-        let loop_pattern = pattern(&self.in_loop, true);
-        let suffix_pattern = pattern(&self.in_suffix, false);
-        let item_in = |tokens: TokenStream| {
+        let in_loop = self.in_loop.iter().map(|(name, mutable)| {
+            let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
+            let borrow = if *mutable { quote!(&mut) } else { quote!(&) };
+            quote!(let #name = #borrow #array[#lane];)
+        });
+        let mentioned = |tokens: TokenStream| {
             let mut seen = HashSet::new();
             collect_idents(tokens, &mut seen);
-            if seen.contains(&item.to_string()) {
-                quote!(#item)
-            } else {
+            seen.contains(&item.to_string())
+        };
+        let loop_item = mentioned(self.looped.body.to_token_stream())
+            .then(|| quote!(let #item = #items[#lane];));
+        let suffix_item = if mentioned(suffix.iter().map(ToTokens::to_token_stream).collect()) {
+            quote!(#item)
+        } else {
+            quote!(_)
+        };
+        let suffix_fields = stored.iter().map(|(name, mutable)| {
+            if !self.in_suffix.iter().any(|(u, _)| u == name) {
                 quote!(_)
+            } else if *mutable {
+                quote!(mut #name)
+            } else {
+                quote!(#name)
+            }
+        });
+        let suffix_loop = if stored.is_empty() {
+            quote!(for #suffix_item in #items { #(#suffix)* })
+        } else {
+            quote! {
+                let #lane = ::scoped::__private::Rezip::__rezip((#(#arrays,)*));
+                for (#suffix_item, #lane) in ::core::iter::zip(#items, #lane) {
+                    #[allow(unused_mut)]
+                    let (#(#suffix_fields,)*) = #lane;
+                    #(#suffix)*
+                }
             }
         };
-        let loop_item = item_in(self.looped.body.to_token_stream());
-        let suffix_item = item_in(suffix.iter().map(ToTokens::to_token_stream).collect());
         let mut body = self.looped.body.clone();
         let lane_names: Vec<Ident> = self.in_loop.iter().map(|(n, _)| n.clone()).collect();
         Deref { names: &lane_names }.visit_block_mut(&mut body);
@@ -226,7 +236,6 @@ impl<'a> Shape<'a> {
             "distribute_items_interchanged"
         };
         let function = format_ident!("{}", function, span = span);
-        let chunk = format_ident!("__scoped_chunk", span = mixed);
         let plain = &inv.closure.body;
         quote_spanned! {span=>
             ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
@@ -236,27 +245,36 @@ impl<'a> Shape<'a> {
                     ::scoped::__private::ItemChunk::Chunk(#items) => {
                         // Before the loop, item by item, keeping what the rest uses.
                         #[allow(unused_mut)]
-                        let mut #lanes = #items.map(#[inline(always)] |#item| {
-                            #(#prefix)*
-                            (#(#stored_names,)*)
-                        });
+                        let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
+                            #items.map(#[inline(always)] |#item| {
+                                #(#prefix)*
+                                (#(#stored_names,)*)
+                            }),
+                        );
                         for #pat in #expr {
-                            for (#loop_item, #lane) in ::core::iter::zip(#items, &mut #lanes) {
-                                #[allow(unused_mut)]
-                                let #loop_pattern = *#lane;
+                            for #lane in 0..#items.len() {
+                                #loop_item
+                                #(#in_loop)*
                                 #(#body)*
                             }
                         }
-                        for (#suffix_item, #lane) in ::core::iter::zip(#items, #lanes) {
-                            #[allow(unused_mut)]
-                            let #suffix_pattern = #lane;
-                            #(#suffix)*
-                        }
+                        #suffix_loop
                     }
                     ::scoped::__private::ItemChunk::Item(#item) => #plain,
                 },
             )
         }
+    }
+
+    /// What the lanes hold: the bindings the loop or the suffix uses, once.
+    fn stored(&self) -> Vec<(Ident, bool)> {
+        let mut stored = self.in_loop.clone();
+        for binding in &self.in_suffix {
+            if !stored.iter().any(|(name, _)| *name == binding.0) {
+                stored.push(binding.clone());
+            }
+        }
+        stored
     }
 }
 
@@ -770,21 +788,28 @@ mod tests {
                 |__scoped_chunk| match __scoped_chunk {
                     ::scoped::__private::ItemChunk::Chunk(__scoped_items) => {
                         #[allow(unused_mut)]
-                        let mut __scoped_lanes = __scoped_items.map(#[inline(always)] |idx| {
-                            let i = idx.global_linear_id();
-                            let (xi, yi) = (x[i], y[i]);
-                            let mut ax = 0.0f32;
-                            (xi, yi, ax, i,)
-                        });
+                        let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax, mut __scoped_lanes_i,) =
+                            ::scoped::__private::Unzip::__unzip(
+                                __scoped_items.map(#[inline(always)] |idx| {
+                                    let i = idx.global_linear_id();
+                                    let (xi, yi) = (x[i], y[i]);
+                                    let mut ax = 0.0f32;
+                                    (xi, yi, ax, i,)
+                                }),
+                            );
                         for j in 0..TILE {
-                            for (_, __scoped_lane) in ::core::iter::zip(__scoped_items, &mut __scoped_lanes) {
-                                #[allow(unused_mut)]
-                                let (ref xi, ref yi, ref mut ax, _,) = *__scoped_lane;
+                            for __scoped_lane in 0..__scoped_items.len() {
+                                let xi = &__scoped_lanes_xi[__scoped_lane];
+                                let yi = &__scoped_lanes_yi[__scoped_lane];
+                                let ax = &mut __scoped_lanes_ax[__scoped_lane];
                                 let dx = tx[j] - (*xi);
                                 (*ax) += dx * (*yi);
                             }
                         }
-                        for (_, __scoped_lane) in ::core::iter::zip(__scoped_items, __scoped_lanes) {
+                        let __scoped_lane = ::scoped::__private::Rezip::__rezip((
+                            __scoped_lanes_xi, __scoped_lanes_yi, __scoped_lanes_ax, __scoped_lanes_i,
+                        ));
+                        for (_, __scoped_lane) in ::core::iter::zip(__scoped_items, __scoped_lane) {
                             #[allow(unused_mut)]
                             let (_, _, mut ax, i,) = __scoped_lane;
                             out[i] = ax;

@@ -54,3 +54,100 @@ pub fn distribute_items_interchanged_and_wait<const W: usize, G: ScopedGroup<D>,
     distribute_items_interchanged(group, f);
     group_barrier(*group);
 }
+
+/// The lanes of a chunk, one array per binding: `[(A, B); W]` into
+/// `([A; W], [B; W])`, so that each binding's lanes are consecutive (one
+/// SIMD register) rather than interleaved. Tuples of up to 12 bindings.
+pub trait Unzip {
+    /// One array per binding.
+    type Lanes;
+    /// The arrays, lane `l` of each from element `l`.
+    fn __unzip(self) -> Self::Lanes;
+}
+
+/// The inverse of [`Unzip`]: one tuple per lane, for the statements after
+/// the loop.
+pub trait Rezip {
+    /// One tuple per lane.
+    type Items;
+    /// The tuples, element `l` from lane `l` of each array.
+    fn __rezip(self) -> Self::Items;
+}
+
+impl<const W: usize> Unzip for [(); W] {
+    type Lanes = ();
+    #[inline(always)]
+    fn __unzip(self) {}
+}
+
+/// Every slot of an array filled from an iterator of exactly its length.
+#[inline(always)]
+fn filled<T, const W: usize>(slots: [Option<T>; W]) -> [T; W] {
+    slots.map(|slot| slot.expect("every lane of a chunk is filled"))
+}
+
+macro_rules! lane_tuples {
+    ($($t:ident $v:ident),+) => {
+        impl<$($t,)+ const W: usize> Unzip for [($($t,)+); W] {
+            type Lanes = ($([$t; W],)+);
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn __unzip(self) -> Self::Lanes {
+                $(let mut $t: [Option<$t>; W] = [const { None }; W];)+
+                for (lane, ($($v,)+)) in self.into_iter().enumerate() {
+                    $($t[lane] = Some($v);)+
+                }
+                ($(filled($t),)+)
+            }
+        }
+
+        impl<$($t,)+ const W: usize> Rezip for ($([$t; W],)+) {
+            type Items = [($($t,)+); W];
+            #[inline(always)]
+            #[allow(non_snake_case)]
+            fn __rezip(self) -> Self::Items {
+                let ($($v,)+) = self;
+                $(let mut $v = $v.into_iter();)+
+                let mut items: [Option<($($t,)+)>; W] = [const { None }; W];
+                for item in &mut items {
+                    *item = Some(($($v.next().expect("every lane is filled"),)+));
+                }
+                filled(items)
+            }
+        }
+    };
+}
+
+lane_tuples!(A a);
+lane_tuples!(A a, B b);
+lane_tuples!(A a, B b, C c);
+lane_tuples!(A a, B b, C c, D d);
+lane_tuples!(A a, B b, C c, D d, E e);
+lane_tuples!(A a, B b, C c, D d, E e, F f);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
+lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unzip_and_rezip_are_inverse_and_keep_lane_order() {
+        let items: [(u8, String, i64); 3] = [
+            (1, "a".into(), -1),
+            (2, "b".into(), -2),
+            (3, "c".into(), -3),
+        ];
+        let (a, b, c) = items.clone().__unzip();
+        assert_eq!(a, [1, 2, 3]);
+        assert_eq!(b, ["a", "b", "c"]);
+        assert_eq!(c, [-1, -2, -3]);
+        assert_eq!((a, b, c).__rezip(), items);
+        let one: [(f32,); 2] = [(0.5,), (1.5,)];
+        assert_eq!(one.__unzip(), ([0.5, 1.5],));
+    }
+}
