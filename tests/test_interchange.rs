@@ -236,3 +236,195 @@ fn sub_groups_interchange_full_sub_groups() {
         assert_eq!(got, want);
     }
 }
+
+/// n-body on sub-groups of `W` lanes, a partial last sub-group included.
+#[kernel]
+fn nbody_sub_groups(
+    group: WorkGroup<1, W>,
+    ((x, m), mut out): (
+        (ItemsRefWindow<'_, f32>, ItemsRefWindow<'_, f32>),
+        ItemsWindow<'_, f32>,
+    ),
+) {
+    let all = x.as_slice();
+    let masses = m.as_slice();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let i = idx.global_linear_id();
+            let xi = all[i];
+            let mut a = 0.0f32;
+            for (xj, mj) in all.iter().zip(masses.iter()) {
+                a += pull(xi, *xj, *mj);
+            }
+            out[idx] = a * 0.5;
+        });
+    });
+}
+
+#[test]
+fn nbody_on_sub_groups_is_bit_for_bit_the_serial_sum() {
+    let (groups, size) = (2, 2 * W + 3);
+    let n = groups * size;
+    let (x, m) = bodies(n);
+    let mut out = vec![f32::NAN; n];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(
+            groups,
+            size,
+            (
+                (ItemsRef::new(&x), ItemsRef::new(&m)),
+                ItemsMut::new(&mut out),
+            ),
+            nbody_sub_groups,
+        )
+        .unwrap();
+    for (i, got) in out.iter().enumerate() {
+        assert_eq!(got.to_bits(), reference(&x, &m, i).to_bits(), "item {i}");
+    }
+}
+
+const K: usize = 7;
+
+/// A 2-D matrix product, the `k` loop inside the item (`_and_wait`).
+#[kernel]
+fn matmul_items(group: WorkGroup<2>, (a, b): (&[f32], &[f32]), mut c: ItemsWindow<'_, f32, 2>) {
+    let columns = group.logical_local_range_dim(1) * group.group_range_dim(1);
+    distribute_items_and_wait!(group, |idx| {
+        let (r, col) = (idx.global_id_dim(0), idx.global_id_dim(1));
+        let mut sum = 0.0f32;
+        for k in 0..K {
+            sum = a[r * K + k].mul_add(b[k * columns + col], sum);
+        }
+        c[idx] = sum;
+    });
+}
+
+#[test]
+fn two_dimensional_matrix_product_is_bit_for_bit_the_serial_one() {
+    let (groups, size) = ([2, 3], [3, W + 5]);
+    let (rows, columns) = (groups[0] * size[0], groups[1] * size[1]);
+    let a: Vec<f32> = (0..rows * K).map(|v| (v % 13) as f32 / 3.0 - 2.0).collect();
+    let b: Vec<f32> = (0..K * columns)
+        .map(|v| (v % 11) as f32 / 7.0 - 0.5)
+        .collect();
+    let mut c = vec![f32::NAN; rows * columns];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(groups, size, ItemsMut::new(&mut c), |g, c| {
+            matmul_items(g, (&a, &b), c)
+        })
+        .unwrap();
+    for r in 0..rows {
+        for col in 0..columns {
+            let mut want = 0.0f32;
+            for k in 0..K {
+                want = a[r * K + k].mul_add(b[k * columns + col], want);
+            }
+            let got = c[r * columns + col];
+            assert_eq!(got.to_bits(), want.to_bits(), "({r}, {col})");
+        }
+    }
+}
+
+/// Bindings that are not `Copy`, changed in the loop and moved after it.
+#[kernel]
+fn strings(group: WorkGroup<1>, steps: usize, mut out: ItemsWindow<'_, String>) {
+    let digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    distribute_items!(group, |idx| {
+        let mut text = idx.global_linear_id().to_string() + ":";
+        let l = idx.innermost_local_linear_id();
+        for digit in digits.iter().take(steps) {
+            text.push_str(digit);
+            text.push(if l % 2 == 0 { 'e' } else { 'o' });
+        }
+        out[idx] = text;
+    });
+}
+
+#[test]
+fn bindings_that_are_not_copy_move_through_the_lanes() {
+    let (groups, size) = (2, W + 3);
+    let mut out = vec![String::new(); groups * size];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
+            strings(g, 4, o)
+        })
+        .unwrap();
+    for (i, got) in out.iter().enumerate() {
+        let parity = if (i % size) % 2 == 0 { 'e' } else { 'o' };
+        let want: String =
+            format!("{i}:") + &"0123".chars().flat_map(|d| [d, parity]).collect::<String>();
+        assert_eq!(*got, want, "item {i}");
+    }
+}
+
+/// Bodies that keep the plain loop: each item runs whole, in increasing
+/// linear id, and computes what the serial loop does.
+#[kernel]
+fn fallbacks(group: WorkGroup<1>, case: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    let steps = 3;
+    memory_environment!(group, require_local_mem::<[usize; 1]>(), |bound| {
+        bound[0] = steps;
+        match case {
+            // The iterations depend on the item.
+            0 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps.min(l + steps) {
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+            // The loop may end early.
+            1 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps + 5 {
+                    if s == steps {
+                        break;
+                    }
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+            // The bound is written in the body (it stays the same value).
+            2 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..bound[0] {
+                    trace.hit(g, l, s + 1);
+                }
+                bound[0] = steps;
+                trace.hit(g, l, steps + 1);
+            }),
+            // A binding from before the loop is shadowed inside it.
+            _ => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps {
+                    let l = std::hint::black_box(l);
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+        }
+    });
+}
+
+#[test]
+fn other_bodies_run_item_by_item() {
+    for case in 0..4 {
+        let size = W + 3;
+        let trace = Trace::new(2);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel(2, size, |g| fallbacks(g, case, &trace))
+            .unwrap();
+        for got in trace.into_inner() {
+            assert_eq!(got, plain_row(0, size, 3), "case {case}");
+        }
+    }
+}

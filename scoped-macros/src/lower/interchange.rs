@@ -847,6 +847,10 @@ mod tests {
             "|idx| { let l = idx.global_linear_id(); let mut a = 0; for k in 0..l { a += k; } for k in 0..n { a += k; } o[l] = a; }",
             // Well-known macros that do not name lane bindings; numeric methods before the loop.
             "|idx| { let v = x[idx].abs().sqrt(); assert!(v >= 0.0); for k in 0..n { debug_assert!(k < 9); o[idx] += v; } }",
+            // The kernels of tests/test_interchange.rs.
+            "|idx| { let (r, col) = (idx.global_id_dim(0), idx.global_id_dim(1)); let mut sum = 0.0f32; for k in 0..K { sum = a[r * K + k].mul_add(b[k * columns + col], sum); } c[idx] = sum; }",
+            "|idx| { let i = idx.global_linear_id(); let xi = all[i]; let mut a = 0.0f32; for (xj, mj) in all.iter().zip(masses.iter()) { a += pull(xi, *xj, *mj); } out[idx] = a * 0.5; }",
+            "|idx| { let mut text = idx.global_linear_id().to_string() + \":\"; let l = idx.innermost_local_linear_id(); for digit in digits.iter().take(steps) { text.push_str(digit); text.push(if l % 2 == 0 { 'e' } else { 'o' }); } out[idx] = text; }",
             // Shorthand struct fields.
             "|idx| { let v = x[idx]; for k in 0..n { o[idx] = P { v, k }; } }",
         ] {
