@@ -45,3 +45,35 @@
 //! }
 //! # fn main() {}
 //! ```
+//!
+//! A const-generic kernel sizes its local memory per instantiation, and
+//! each instantiation is held to `MAX_LOCAL_MEM_BYTES` (64 KiB) when it
+//! compiles (E0080, a failed `const` assertion): `N = 16384` `f32`s fit,
+//! `N = 16385` do not.
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn tile<const N: usize>(group: WorkGroup<1>) {
+//!     memory_environment!(group, require_local_mem::<[f32; N]>(), |t| {
+//!         single_item!(group, || t[0] = 1.0);
+//!     });
+//! }
+//!
+//! fn main() {
+//!     Queue::new().parallel(1, 8, tile::<16384>).unwrap();
+//!     Queue::new().parallel(1, 8, tile::<16385>).unwrap();
+//! }
+//! ```
+//!
+//! ```
+//! # use scoped::prelude::*;
+//! # #[kernel]
+//! # fn tile<const N: usize>(group: WorkGroup<1>) {
+//! #     memory_environment!(group, require_local_mem::<[f32; N]>(), |t| {
+//! #         single_item!(group, || t[0] = 1.0);
+//! #     });
+//! # }
+//! Queue::new().parallel(1, 8, tile::<16384>).unwrap();
+//! ```

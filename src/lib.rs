@@ -57,9 +57,12 @@ pub mod prelude {
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{
-        group_barrier, group_barrier_with_scope, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef,
-        ItemsRefWindow, ItemsWindow, MemoryScope, PrivateMem, Queue, Range, SItem, ScalarGroup,
-        ScopedGroup, SubGroup, WorkGroup,
+        group_barrier, group_barrier_with_scope, sub_group_barrier, sub_group_barrier_with_scope,
+        work_group_barrier, work_group_barrier_with_scope, work_group_named_barrier, AtomicRef,
+        AtomicView, ChunkWindow, ChunksMut, Id, ItemsMut, ItemsRef, ItemsRefWindow, ItemsWindow,
+        LaunchError, MappedMut, MappedWindow, MemFence, MemoryOrder, MemoryScope, PrivateMem,
+        Queue, Range, RangeMapper, SItem, ScalarGroup, ScatterMut, ScopedGroup, SubGroup,
+        WorkGroup, DEFAULT_SUB_GROUP_SIZE, SUB_GROUP_SIZES,
     };
 }
 

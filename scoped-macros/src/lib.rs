@@ -29,8 +29,10 @@ mod walk;
 /// # Rules
 ///
 /// A *collective* is one of the macros, `group_barrier`, a group algorithm
-/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...),
-/// `async_work_group_copy` or `wait_for`.
+/// (`reduce_over_group`, `group_broadcast`, `joint_*`, ...), an OpenCL C++
+/// function (`work_group_*`, `sub_group_*`, including the barriers and
+/// `work_group_named_barrier`), `async_work_group_copy`, `wait_for`, or a
+/// `wait` / `wait_with_scope` method (named barriers, device events).
 ///
 /// 1. **A collective operates on the innermost group in scope.** Inside
 ///    `distribute_groups!(group, |sub| ...)` only the items of `sub` take
@@ -70,6 +72,18 @@ mod walk;
 /// Other errors name what to write instead: a collective's group argument
 /// that is not a group in scope, a collective macro's arguments, or the
 /// kernel's signature.
+///
+/// # Outputs
+///
+/// Global memory that groups write comes in as a window or a shared view,
+/// not as `&mut [T]`: a launch calls the kernel from many threads through
+/// one `Fn` closure, which cannot lend each call the same `&mut`, so
+/// rustc refuses with E0596 ("cannot borrow `data` as mutable, as it is a
+/// captured variable in a `Fn` closure"). Take an `ItemsWindow`,
+/// `ChunkWindow` or `MappedWindow` (from `ItemsMut`, `ChunksMut`,
+/// `MappedMut` passed to `parallel_with`), atomics (`&[AtomicU32]`,
+/// `AtomicView`) or a `ScatterMut`; the guide
+/// `scoped::guide::scatter_and_atomics` says which.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::Kernel, attr.into(), item.into()).into()
@@ -199,7 +213,12 @@ collective_macros! {
     single_item_and_wait;
     /// `memory_environment!(group, require_local_mem::<T>(), require_private_mem::<U>(init), |local, private| { ... })`:
     /// allocates each request and passes `&mut` references to the closure,
-    /// in order.
+    /// in order. `require_local_mem_slice::<T>(len)` (or `(len, init)`) is
+    /// local memory of `len` elements known at run time (SYCL's
+    /// `local_accessor` with a run-time range), passed as `&mut [T]`. In a
+    /// const-generic kernel (`fn k<const N: usize>(group: WorkGroup<1>)`),
+    /// `require_local_mem::<[T; N]>()` is sized per instantiation, each
+    /// checked against `MAX_LOCAL_MEM_BYTES` when it compiles.
     memory_environment;
     /// `local_memory_environment!(group, T, |local| { ... })`: same as
     /// `memory_environment!(group, require_local_mem::<T>(), |local| { ... })`.

@@ -63,13 +63,18 @@ impl Collective {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Place {
     Local,
+    /// `require_local_mem_slice::<T>(len, init?)`: `len` elements.
+    LocalSlice,
     Private,
 }
 
-/// `require_local_mem::<T>(init?)` or `require_private_mem::<T>(init?)`.
+/// `require_local_mem::<T>(init?)`, `require_local_mem_slice::<T>(len, init?)`
+/// or `require_private_mem::<T>(init?)`.
 pub(crate) struct Request {
     pub(crate) place: Place,
     pub(crate) ty: Type,
+    /// The element count of a `LocalSlice`.
+    pub(crate) len: Option<Expr>,
     pub(crate) init: Option<Expr>,
     /// Span of the request's name, for messages.
     pub(crate) span: Span,
@@ -147,6 +152,7 @@ pub(crate) fn invocation(
             requests.push(Request {
                 place,
                 ty,
+                len: None,
                 init: None,
                 span: args[0].span(),
             });
@@ -206,6 +212,7 @@ fn usage(name: &Ident, kind: Collective) -> String {
 }
 
 /// Parses one request: `require_local_mem::<T>()`, `require_local_mem::<T>(x)`,
+/// `require_local_mem_slice::<T>(len)`, `require_local_mem_slice::<T>(len, x)`,
 /// `require_private_mem::<T>()` or `require_private_mem::<T>(x)`.
 fn request(arg: Expr) -> Result<Request> {
     let wrong = |arg: &Expr| {
@@ -226,6 +233,7 @@ fn request(arg: Expr) -> Result<Request> {
     };
     let place = match last.ident.to_string().as_str() {
         "require_local_mem" => Place::Local,
+        "require_local_mem_slice" => Place::LocalSlice,
         "require_private_mem" => Place::Private,
         _ => return Err(wrong(&arg)),
     };
@@ -250,16 +258,30 @@ fn request(arg: Expr) -> Result<Request> {
             ))
         }
     };
-    if call.args.len() > 1 {
+    let mut args = call.args.iter().cloned();
+    let len = if place == Place::LocalSlice {
+        let len = args.next().ok_or_else(|| {
+            Error::new_spanned(
+                &last.ident,
+                "`require_local_mem_slice` needs the element count: \
+                 `require_local_mem_slice::<T>(len)`",
+            )
+        })?;
+        Some(len)
+    } else {
+        None
+    };
+    if args.len() > 1 {
         return Err(Error::new_spanned(
             &call.args,
             format!("`{}` takes at most one initial value", last.ident),
         ));
     }
-    let init = call.args.first().cloned();
+    let init = args.next();
     Ok(Request {
         place,
         ty,
+        len,
         init,
         span: last.ident.span(),
     })

@@ -91,8 +91,8 @@ impl Walker {
         lowerable &= verdict.group_usable;
 
         for request in &mut inv.requests {
-            if let Some(init) = &mut request.init {
-                self.visit_expr_mut(init);
+            for arg in request.len.iter_mut().chain(&mut request.init) {
+                self.visit_expr_mut(arg);
             }
         }
         self.scoped(|w| {

@@ -92,6 +92,28 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// A [`MappedMut`](crate::MappedMut) whose mapper does not fit the
+    /// launch (a window outside the buffer, a dimension the launch lacks).
+    BadMapping {
+        /// Position of the view among the launch arguments.
+        position: usize,
+        /// The mapper, e.g. `"transposed"`.
+        mapper: String,
+        /// What does not fit, with the values.
+        reason: String,
+    },
+    /// A [`MappedMut`](crate::MappedMut) whose mapper gives two work
+    /// groups overlapping windows.
+    OverlappingWindows {
+        /// Position of the view among the launch arguments.
+        position: usize,
+        /// The mapper, e.g. `"rows"`.
+        mapper: String,
+        /// The group ids of two groups whose windows overlap.
+        groups: (String, String),
+        /// Buffer positions both would write.
+        region: String,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -125,6 +147,24 @@ impl fmt::Display for LaunchError {
                     "launch refused: argument {position} (ChunksMut) has per_group = 0"
                 )
             }
+            LaunchError::BadMapping {
+                position,
+                mapper,
+                reason,
+            } => write!(
+                f,
+                "launch refused: argument {position} (MappedMut, mapped {mapper}): {reason}"
+            ),
+            LaunchError::OverlappingWindows {
+                position,
+                mapper,
+                groups: (a, b),
+                region,
+            } => write!(
+                f,
+                "launch refused: argument {position} (MappedMut, mapped {mapper}) gives work \
+                 groups {a} and {b} overlapping windows: both would write positions {region}"
+            ),
         }
     }
 }
@@ -138,7 +178,7 @@ pub(crate) use sealed::Sealed;
 
 /// Arguments of a launch that hand every work group a part of their own:
 /// output views ([`ItemsMut`](crate::ItemsMut),
-/// [`ChunksMut`](crate::ChunksMut)), inputs ([`ItemsRef`](crate::ItemsRef)), `()` for none, and tuples of up to
+/// [`ChunksMut`](crate::ChunksMut), [`MappedMut`](crate::MappedMut)), inputs ([`ItemsRef`](crate::ItemsRef)), `()` for none, and tuples of up to
 /// four of them. Sealed.
 pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     /// What one work group receives: its window(s).

@@ -8,15 +8,20 @@
 //! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
 //!   [`ScalarGroup`]; [`MemoryScope`];
 //! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
-//!   written safely by many groups at once;
+//!   written safely by many groups at once; [`MappedMut`] — windows placed
+//!   by a [`RangeMapper`]; [`AtomicView`], [`AtomicRef`] — atomics over
+//!   plain memory; [`ScatterMut`] — `unsafe` arbitrary writes;
 //! * [`PrivateMem`] and local memory requests — memory environments;
-//! * [`group_barrier`], `async_work_group_copy`;
+//! * [`group_barrier`], `async_work_group_copy`; [`synchronization`], the OpenCL C++
+//!   barriers [`work_group_barrier`], [`sub_group_barrier`] and
+//!   [`work_group_named_barrier`] with [`MemFence`] flags;
 //! * [`algorithms`] — group algorithms (`reduce_over_group`, scans,
 //!   broadcasts, `joint_*`, shuffles, OpenCL aliases) and reductions in
 //!   launches, re-exported here.
 
 pub mod algorithms;
 mod async_copy;
+mod atomic;
 mod barrier;
 mod group;
 mod id;
@@ -24,26 +29,42 @@ mod inputs;
 mod item;
 mod launch;
 mod lowering;
+mod mapped;
 mod memory;
 mod memory_scope;
 mod outputs;
 mod queue;
 mod rules;
+mod scatter;
+pub mod synchronization;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;
+pub use atomic::{
+    AtomicArithmetic, AtomicBitwise, AtomicElement, AtomicRef, AtomicView, MemoryOrder,
+};
 pub use barrier::{group_barrier, group_barrier_with_scope};
 pub use group::{
     is_group, IsGroup, ScalarGroup, ScopedGroup, SubGroup, WorkGroup, DEFAULT_SUB_GROUP_SIZE,
+    SUB_GROUP_SIZES,
 };
 pub use id::{Id, Range};
 pub use inputs::{ItemsRef, ItemsRefWindow};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
-pub use memory::{LocalInit, PrivateMem, MAX_LOCAL_MEM_BYTES, PRIVATE_STACK_BYTES};
+pub use mapped::{MappedMut, MappedWindow, RangeMapper};
+pub use memory::{
+    LocalInit, PrivateMem, LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_BYTES, MAX_LOCAL_MEM_SLICE_BYTES,
+    PRIVATE_STACK_BYTES,
+};
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
+pub use scatter::ScatterMut;
+pub use synchronization::{
+    sub_group_barrier, sub_group_barrier_with_scope, work_group_barrier,
+    work_group_barrier_with_scope, work_group_named_barrier, MemFence, WorkGroupNamedBarrier,
+};
 
 /// What the macros' generated code calls. Not a public API: it may change
 /// in any release.
@@ -67,6 +88,7 @@ pub mod __private {
     };
     pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
-        local_mem_filled, local_mem_zeroed, private_mem_filled, private_mem_zeroed, PrivateStorage,
+        local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
+        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
     };
 }

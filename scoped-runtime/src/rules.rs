@@ -18,6 +18,48 @@ thread_local! {
     static ITEMS_DEPTH: Cell<u32> = const { Cell::new(0) };
     /// How many `single_item!` bodies the thread is running.
     static SINGLE_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// How many `distribute_groups!` bodies the thread is running.
+    static GROUPS_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Marks the current thread as running the body of a `distribute_groups!`
+/// until dropped: collectives that order the sub-groups of a work group
+/// against each other cannot be called there (see
+/// [`check_work_group_scope`]).
+pub(crate) struct SubgroupScope(());
+
+impl SubgroupScope {
+    #[inline(always)]
+    pub(crate) fn enter() -> Self {
+        #[cfg(debug_assertions)]
+        GROUPS_DEPTH.with(|d| d.set(d.get() + 1));
+        SubgroupScope(())
+    }
+}
+
+impl Drop for SubgroupScope {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(debug_assertions)]
+        GROUPS_DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Called by the collectives that order all sub-groups of a work group
+/// (`work_group_barrier`, named barriers), after [`check_collective`]: one
+/// thread runs the sub-groups one after another, so inside
+/// `distribute_groups!` such a call cannot hold the first sub-group back
+/// until the others arrive (nesting rule 1, which `#[kernel]` checks where
+/// it sees the group). Debug builds panic there; release builds do nothing.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_work_group_scope(what: &str) {
+    #[cfg(debug_assertions)]
+    if GROUPS_DEPTH.with(Cell::get) > 0 {
+        rule1_violation(what);
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = what;
 }
 
 /// Marks the current thread as running the body of a `distribute_items!`
@@ -72,7 +114,7 @@ impl Drop for ItemScope {
 /// and those groups are not inside anything.
 pub(crate) struct GroupScope {
     #[cfg(debug_assertions)]
-    saved: (u32, u32),
+    saved: (u32, u32, u32),
 }
 
 impl GroupScope {
@@ -83,6 +125,7 @@ impl GroupScope {
             saved: (
                 ITEMS_DEPTH.with(|d| d.replace(0)),
                 SINGLE_DEPTH.with(|d| d.replace(0)),
+                GROUPS_DEPTH.with(|d| d.replace(0)),
             ),
         }
     }
@@ -95,6 +138,7 @@ impl Drop for GroupScope {
         {
             ITEMS_DEPTH.with(|d| d.set(self.saved.0));
             SINGLE_DEPTH.with(|d| d.set(self.saved.1));
+            GROUPS_DEPTH.with(|d| d.set(self.saved.2));
         }
     }
 }
@@ -117,6 +161,18 @@ pub(crate) fn check_collective(what: &str) {
     }
     #[cfg(not(debug_assertions))]
     let _ = what;
+}
+
+#[cfg(debug_assertions)]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn rule1_violation(what: &str) -> ! {
+    panic!(
+        "nesting rule 1: `{what}` orders the sub-groups of a work group, which one thread runs \
+         one after another, so it cannot be called inside `distribute_groups!`: call it in the \
+         work group's scope, between `distribute_groups!` calls"
+    )
 }
 
 #[cfg(debug_assertions)]
@@ -184,6 +240,20 @@ mod tests {
         );
         // The guard was dropped while unwinding.
         check_collective("group_barrier");
+    }
+
+    #[test]
+    fn work_group_scope_is_rule_1_inside_distribute_groups() {
+        check_work_group_scope("work_group_barrier");
+        let message = panic_message(|| {
+            let _groups = SubgroupScope::enter();
+            check_work_group_scope("work_group_barrier");
+        });
+        assert!(
+            message.starts_with("nesting rule 1: `work_group_barrier` orders the sub-groups"),
+            "{message}"
+        );
+        check_work_group_scope("work_group_barrier");
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! (`group_barrier(g)`, `scoped::group_barrier(g)`) is:
 //!
 //! * `group_barrier` or `group_barrier_with_scope`;
+//! * the OpenCL C++ barriers `work_group_barrier*`, `sub_group_barrier*`
+//!   and `work_group_named_barrier` (the `work_group_`/`sub_group_` rule);
 //! * `group_broadcast*` (SYCL 2020 `group_broadcast`, all forms);
 //! * `*_over_group*` (`reduce_over_group`, `exclusive_scan_over_group`,
 //!   `..._over_group_with_init`, ...);
@@ -16,7 +18,9 @@
 //!
 //! The group is the call's first argument (`g`, `&g` or `*g`). Method calls
 //! named `async_work_group_copy*` or `wait_for` are collectives on their
-//! receiver (`g.wait_for(events)`).
+//! receiver (`g.wait_for(events)`), and so are `wait` and `wait_with_scope`
+//! (a named barrier's `b.wait(flags)`, a `DeviceEvent`'s `e.wait()`), whose
+//! receiver is not a group: rules 2 and 3 apply to them, not rule 1.
 //!
 //! Functions of the user's own (a `#[group_function]`) are not known here:
 //! their bodies are checked where they are defined, and a collective they
@@ -59,7 +63,8 @@ pub(crate) fn is_collective_function(name: &str) -> bool {
 
 /// Whether a method of this name, called on a group, is a collective.
 pub(crate) fn is_collective_method(name: &str) -> bool {
-    name == "wait_for" || name.starts_with("async_work_group_copy")
+    matches!(name, "wait_for" | "wait" | "wait_with_scope")
+        || name.starts_with("async_work_group_copy")
 }
 
 /// The collective `call` is, if it is one.
@@ -117,6 +122,11 @@ mod tests {
             "permute_group_by_xor",
             "select_from_group",
             "async_work_group_copy",
+            "work_group_barrier",
+            "work_group_barrier_with_scope",
+            "sub_group_barrier",
+            "sub_group_barrier_with_scope",
+            "work_group_named_barrier",
         ] {
             assert!(is_collective_function(name), "{name}");
         }
@@ -136,6 +146,9 @@ mod tests {
             assert!(!is_collective_function(name), "{name}");
         }
         assert!(is_collective_method("wait_for"));
+        assert!(is_collective_method("wait"));
+        assert!(is_collective_method("wait_with_scope"));
+        assert!(!is_collective_method("waiting"));
         assert!(is_collective_method("async_work_group_copy_src_stride"));
         assert!(!is_collective_method("group_barrier"));
     }

@@ -17,6 +17,7 @@
 //! | --- | --- | --- |
 //! | broadcast | [`group_broadcast`], [`group_broadcast_linear`], [`group_broadcast_id`] | SYCL 2020 `group_broadcast` (3 forms) |
 //! | barrier | [`group_barrier`](crate::group_barrier), [`group_barrier_with_scope`](crate::group_barrier_with_scope) | SYCL 2020 `group_barrier` |
+//! | OpenCL barriers | [`work_group_barrier`](crate::work_group_barrier), [`sub_group_barrier`](crate::sub_group_barrier), [`work_group_named_barrier`](crate::work_group_named_barrier), [`MemFence`](crate::MemFence) | OpenCL C++ synchronization functions |
 //! | reduce | [`reduce_over_group`], [`reduce_over_group_with_init`] | SYCL 2020 `reduce_over_group` |
 //! | scan | [`inclusive_scan_over_group`], [`exclusive_scan_over_group`] and `_with_init` | SYCL 2020 `*_scan_over_group` |
 //! | predicates | [`any_of_group`], [`all_of_group`], [`none_of_group`] and `_by` | SYCL 2020 `*_of_group` |

@@ -2,11 +2,15 @@
 //! (SYCL 2020 group functions `shift_group_left`, `shift_group_right`,
 //! `permute_group_by_xor`, `select_from_group`), for every group kind.
 //!
-//! Ids are local linear ids. SYCL leaves the value unspecified where the
+//! Ids are local linear ids (`select_from_group` also takes local ids,
+//! [`Id<D>`]). SYCL leaves the value unspecified where the
 //! source item is outside the group; here that item's result is left
 //! unchanged, so a result wrapper filled beforehand keeps its fill value.
 
+use std::fmt;
+
 use crate::group::ScopedGroup;
+use crate::id::{Id, Range};
 use crate::memory::PrivateMem;
 use crate::rules::check_collective;
 
@@ -135,41 +139,122 @@ pub fn permute_group_by_xor<G, T, const D: usize>(
     }
 }
 
-/// Item `i` receives the value of the item whose local linear id it holds
-/// in `remote_ids` (SYCL 2020 `select_from_group(g, x, remote_local_id)`,
-/// with linear ids): `results[i] = values[remote_ids[i]]`.
+/// The id of the item `select_from_group` reads from: a local linear id
+/// (`usize`) or a local id ([`Id<D>`], row-major in the group's logical
+/// range, SYCL's `id` form).
+pub trait RemoteId<const D: usize>: Copy + fmt::Display + sealed::Sealed {
+    /// The local linear id in a group of logical range `range`, if inside.
+    #[doc(hidden)]
+    fn __linear(self, range: Range<D>) -> Option<usize>;
+
+    /// What the id is, for messages: `"local linear id"` or `"local id"`.
+    #[doc(hidden)]
+    const __KIND: &'static str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for usize {}
+    impl<const D: usize> Sealed for crate::id::Id<D> {}
+}
+
+impl<const D: usize> RemoteId<D> for usize {
+    const __KIND: &'static str = "local linear id";
+    #[inline(always)]
+    fn __linear(self, range: Range<D>) -> Option<usize> {
+        (self < range.size()).then_some(self)
+    }
+}
+
+impl<const D: usize> RemoteId<D> for Id<D> {
+    const __KIND: &'static str = "local id";
+    #[inline(always)]
+    fn __linear(self, range: Range<D>) -> Option<usize> {
+        range.contains(self).then(|| range.linearize(self))
+    }
+}
+
+/// Item `i` receives the value of the item whose id it holds in
+/// `remote_ids` (SYCL 2020 `select_from_group(g, x, remote_local_id)`):
+/// `results[i] = values[remote_ids[i]]`. The ids are local linear ids
+/// (`usize`) or local ids ([`Id<D>`], linearised row-major in the group's
+/// logical range).
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost
 /// group.
 ///
 /// # Panics
-/// If an item asks for an id that is not below the group size (naming the
-/// item, the id and the size), or if `values`, `remote_ids` or `results`
-/// does not hold the items of `group`.
+/// If an item asks for an id outside the group (naming the item, the id
+/// and the group's size or range), or if `values`, `remote_ids` or
+/// `results` does not hold the items of `group`.
+///
+/// # Examples
+/// Transposing a 4 × 4 work group: item `(r, c)` reads item `(c, r)`.
+/// ```
+/// use scoped::prelude::*;
+///
+/// #[kernel]
+/// fn transpose(group: WorkGroup<2>, input: &[u32], mut out: ItemsWindow<'_, u32, 2>) {
+///     memory_environment!(
+///         group,
+///         require_private_mem::<u32>(),
+///         require_private_mem::<u32>(),
+///         require_private_mem::<Id<2>>(Id::zero()),
+///         |x, y, from| {
+///             distribute_items!(group, |idx| {
+///                 x[idx] = input[idx.global_linear_id()];
+///                 let id = idx.innermost_local_id();
+///                 from[idx] = Id::new([id[1], id[0]]);
+///             });
+///             select_from_group(group, x, y, from);
+///             distribute_items!(group, |idx| out[idx] = y[idx]);
+///         }
+///     );
+/// }
+///
+/// let input: Vec<u32> = (0..16).collect();
+/// let mut out = vec![0; 16];
+/// Queue::new()
+///     .parallel_with(Range::new([1, 1]), Range::new([4, 4]), ItemsMut::new(&mut out), |g, w| {
+///         transpose(g, &input, w)
+///     })
+///     .unwrap();
+/// assert_eq!(&out[..8], &[0, 4, 8, 12, 1, 5, 9, 13]);
+/// ```
 #[inline]
 #[track_caller]
-pub fn select_from_group<G, T, const D: usize>(
+pub fn select_from_group<G, T, I, const D: usize>(
     group: G,
     values: &PrivateMem<'_, T, D>,
     results: &mut PrivateMem<'_, T, D>,
-    remote_ids: &PrivateMem<'_, usize, D>,
+    remote_ids: &PrivateMem<'_, I, D>,
 ) where
     G: ScopedGroup<D>,
     T: Copy,
+    I: RemoteId<D>,
 {
     let what = "select_from_group";
     check_collective(what);
+    let range = group.logical_local_range();
     let src = group_values(what, &group, values);
     let ids = group_values(what, &group, remote_ids);
     let dst = group_values_mut(what, &group, results);
     for (i, (d, &id)) in dst.iter_mut().zip(ids).enumerate() {
-        match src.get(id) {
-            Some(&value) => *d = value,
-            None => panic!(
-                "select_from_group: item {i} selects local linear id {id}, but the group has {} \
-                 items",
-                src.len()
-            ),
+        match id.__linear(range) {
+            Some(linear) => *d = src[linear],
+            None => outside(i, id, range),
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn outside<I: RemoteId<D>, const D: usize>(item: usize, id: I, range: Range<D>) -> ! {
+    panic!(
+        "select_from_group: item {item} selects {} {id}, but the group has {} items (range \
+         {range})",
+        I::__KIND,
+        range.size()
+    )
 }

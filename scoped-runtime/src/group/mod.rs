@@ -18,7 +18,7 @@ mod sub_group;
 mod work_group;
 
 pub use scalar_group::ScalarGroup;
-pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
+pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE, SUB_GROUP_SIZES};
 pub use work_group::WorkGroup;
 
 use crate::id::{Id, Range};

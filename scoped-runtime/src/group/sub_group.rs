@@ -18,6 +18,15 @@ pub const DEFAULT_SUB_GROUP_SIZE: usize = if cfg!(target_feature = "avx512f") {
     8
 };
 
+/// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
+/// `info::device::sub_group_sizes`): the powers of two from 1 to 64, each
+/// tested against serial loops. Any other `S >= 1` works as well (the last
+/// sub-group of a row is then partial more often); this list is what SYCL
+/// code that picks from the device's sizes gets. A kernel chooses its size
+/// with its group type, `WorkGroup<D, S>`; sizes that are multiples of
+/// [`DEFAULT_SUB_GROUP_SIZE`] fill whole vector registers of `f32`.
+pub const SUB_GROUP_SIZES: &[usize] = &[1, 2, 4, 8, 16, 32, 64];
+
 /// A sub-group (scoped parallelism v2: `fence_scope == sub_group`), made by
 /// `distribute_groups!` on a work group.
 ///

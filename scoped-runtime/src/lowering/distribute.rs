@@ -7,7 +7,7 @@
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
-use crate::rules::{check_collective, ItemScope};
+use crate::rules::{check_collective, ItemScope, SubgroupScope};
 
 /// Runs `f` once for every logical item of `group`, in increasing linear id
 /// (`distribute_items`). Does not synchronise.
@@ -36,6 +36,7 @@ pub fn distribute_items_and_wait<G: ScopedGroup<D>, const D: usize>(
 #[track_caller]
 pub fn distribute_groups<G: ScopedGroup<D>, const D: usize>(group: &G, f: impl FnMut(G::Subgroup)) {
     check_collective("distribute_groups!");
+    let _scope = SubgroupScope::enter();
     group.__for_each_group(f);
 }
 

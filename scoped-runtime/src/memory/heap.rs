@@ -43,6 +43,21 @@ impl Block {
         }
     }
 
+    /// A new block of `bytes` bytes (at least 1), or `None` if the size is
+    /// impossible or the allocator has no room, for callers that panic
+    /// with a message of their own instead of aborting.
+    pub(crate) fn try_new(bytes: usize) -> Option<Block> {
+        let layout = Layout::from_size_align(bytes.max(1), ALIGN).ok()?;
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = NonNull::new(unsafe { alloc(layout) })?;
+        Some(Block { ptr, layout })
+    }
+
+    /// Size of the block in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.layout.size()
+    }
+
     /// Start of the block, aligned to `ALIGN`.
     #[inline(always)]
     pub(crate) fn as_ptr(&self) -> *mut u8 {
@@ -77,6 +92,12 @@ mod tests {
         }
         // An empty request still gets a real block.
         assert_eq!(Block::new(0).as_ptr() as usize % ALIGN, 0);
+    }
+
+    #[test]
+    fn try_new_reports_impossible_sizes() {
+        assert_eq!(Block::try_new(100).map(|b| b.len()), Some(100));
+        assert!(Block::try_new(usize::MAX - 8).is_none());
     }
 
     #[test]
