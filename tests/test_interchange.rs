@@ -97,6 +97,10 @@ fn nbody_in_items_is_bit_for_bit_the_serial_sum() {
     }
 }
 
+/// Loop iterations in the traced kernels: more than
+/// `INTERCHANGE_MAX_PLAIN_TRIPS`, so that full chunks are interchanged.
+const STEPS: usize = 20;
+
 /// What each group's body did, in the order it did it: (local linear id,
 /// step).
 struct Trace(Mutex<Vec<Vec<(usize, usize)>>>);
@@ -163,10 +167,10 @@ fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
         let trace = Trace::new(2);
         Queue::with_threads(2)
             .unwrap()
-            .parallel(2, size, |g| traced_1d(g, 3, &trace))
+            .parallel(2, size, |g| traced_1d(g, STEPS, &trace))
             .unwrap();
         for got in trace.into_inner() {
-            assert_eq!(got, interchanged_row(0, size, 3), "group size {size}");
+            assert_eq!(got, interchanged_row(0, size, STEPS), "group size {size}");
         }
     }
 }
@@ -193,10 +197,10 @@ fn two_dimensional_groups_interchange_each_row() {
     let trace = Trace::new(4);
     Queue::with_threads(2)
         .unwrap()
-        .parallel([2, 2], [rows, columns], |g| traced_2d(g, 2, &trace))
+        .parallel([2, 2], [rows, columns], |g| traced_2d(g, STEPS, &trace))
         .unwrap();
     let want: Vec<(usize, usize)> = (0..rows)
-        .flat_map(|r| interchanged_row(r * columns, columns, 2))
+        .flat_map(|r| interchanged_row(r * columns, columns, STEPS))
         .collect();
     for got in trace.into_inner() {
         assert_eq!(got, want);
@@ -227,11 +231,11 @@ fn sub_groups_interchange_full_sub_groups() {
     let trace = Trace::new(2);
     Queue::with_threads(2)
         .unwrap()
-        .parallel(2, size, |g| traced_sub_groups(g, 2, &trace))
+        .parallel(2, size, |g| traced_sub_groups(g, STEPS, &trace))
         .unwrap();
-    let mut want = interchanged_row(0, W, 2);
-    want.extend(interchanged_row(W, W, 2));
-    want.extend(plain_row(2 * W, 3, 2));
+    let mut want = interchanged_row(0, W, STEPS);
+    want.extend(interchanged_row(W, W, STEPS));
+    want.extend(plain_row(2 * W, 3, STEPS));
     for got in trace.into_inner() {
         assert_eq!(got, want);
     }
@@ -284,7 +288,7 @@ fn nbody_on_sub_groups_is_bit_for_bit_the_serial_sum() {
     }
 }
 
-const K: usize = 7;
+const K: usize = 21;
 
 /// A 2-D matrix product, the `k` loop inside the item (`_and_wait`).
 #[kernel]
@@ -329,13 +333,17 @@ fn two_dimensional_matrix_product_is_bit_for_bit_the_serial_one() {
 
 /// Bindings that are not `Copy`, changed in the loop and moved after it.
 #[kernel]
-fn strings(group: WorkGroup<1>, steps: usize, mut out: ItemsWindow<'_, String>) {
-    let digits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+fn strings(
+    group: WorkGroup<1>,
+    letters: &[String],
+    steps: usize,
+    mut out: ItemsWindow<'_, String>,
+) {
     distribute_items!(group, |idx| {
         let mut text = idx.global_linear_id().to_string() + ":";
         let l = idx.innermost_local_linear_id();
-        for digit in digits.iter().take(steps) {
-            text.push_str(digit);
+        for letter in letters.iter().take(steps) {
+            text.push_str(letter);
             text.push(if l % 2 == 0 { 'e' } else { 'o' });
         }
         out[idx] = text;
@@ -344,19 +352,22 @@ fn strings(group: WorkGroup<1>, steps: usize, mut out: ItemsWindow<'_, String>) 
 
 #[test]
 fn bindings_that_are_not_copy_move_through_the_lanes() {
+    let letters: Vec<String> = ('a'..='z').map(String::from).collect();
     let (groups, size) = (2, W + 3);
     let mut out = vec![String::new(); groups * size];
     Queue::with_threads(2)
         .unwrap()
         .parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
-            strings(g, 4, o)
+            strings(g, &letters, STEPS, o)
         })
         .unwrap();
     for (i, got) in out.iter().enumerate() {
         let parity = if (i % size) % 2 == 0 { 'e' } else { 'o' };
-        let want: String =
-            format!("{i}:") + &"0123".chars().flat_map(|d| [d, parity]).collect::<String>();
-        assert_eq!(*got, want, "item {i}");
+        let pairs: String = letters[..STEPS]
+            .iter()
+            .flat_map(|letter| [letter.clone(), parity.to_string()])
+            .collect();
+        assert_eq!(*got, format!("{i}:{pairs}"), "item {i}");
     }
 }
 
@@ -365,7 +376,7 @@ fn bindings_that_are_not_copy_move_through_the_lanes() {
 #[kernel]
 fn fallbacks(group: WorkGroup<1>, case: usize, trace: &Trace) {
     let g = group.group_linear_id();
-    let steps = 3;
+    let steps = STEPS;
     memory_environment!(group, require_local_mem::<[usize; 1]>(), |bound| {
         bound[0] = steps;
         match case {
@@ -414,6 +425,21 @@ fn fallbacks(group: WorkGroup<1>, case: usize, trace: &Trace) {
     });
 }
 
+/// A loop of at most `INTERCHANGE_MAX_PLAIN_TRIPS` iterations keeps the
+/// plain order.
+#[test]
+fn short_loops_run_item_by_item() {
+    let size = 2 * W + 1;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_1d(g, 16, &trace))
+        .unwrap();
+    for got in trace.into_inner() {
+        assert_eq!(got, plain_row(0, size, 16));
+    }
+}
+
 #[test]
 fn other_bodies_run_item_by_item() {
     for case in 0..4 {
@@ -424,7 +450,7 @@ fn other_bodies_run_item_by_item() {
             .parallel(2, size, |g| fallbacks(g, case, &trace))
             .unwrap();
         for got in trace.into_inner() {
-            assert_eq!(got, plain_row(0, size, 3), "case {case}");
+            assert_eq!(got, plain_row(0, size, STEPS), "case {case}");
         }
     }
 }

@@ -57,7 +57,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, ExprForLoop, Ident, Pat, ReturnType, Stmt, UnOp};
 
-use super::item_syntax::peel;
+use super::item_syntax::{peel, query};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
@@ -100,6 +100,10 @@ struct Shape<'a> {
     prefix: &'a [Stmt],
     looped: &'a ExprForLoop,
     suffix: &'a [Stmt],
+    /// `let`s of item queries alone (`let (r, c) = (idx.local_id_dim(..),
+    /// ..)`), run again where the loop or the suffix needs them: a lane
+    /// then sees its ids as the chunk's first plus the lane, consecutive.
+    queries: Vec<&'a Stmt>,
     /// Bindings from the prefix that the loop uses, and whether each is `mut`.
     in_loop: Vec<(Ident, bool)>,
     /// Bindings from the prefix that the suffix uses.
@@ -148,12 +152,14 @@ impl<'a> Shape<'a> {
         if !lane_body(&looped.body, &own) {
             return None;
         }
+        let (queries, query_names) = query_lets(prefix, item, &bindings);
         let used = |tokens: TokenStream| -> Vec<(Ident, bool)> {
             let mut seen = HashSet::new();
             collect_idents(tokens, &mut seen);
             bindings
                 .iter()
                 .filter(|(name, _)| seen.contains(&name.to_string()))
+                .filter(|(name, _)| !query_names.contains(name))
                 .cloned()
                 .collect()
         };
@@ -162,6 +168,7 @@ impl<'a> Shape<'a> {
         let shape = Shape {
             item,
             prefix,
+            queries,
             looped,
             suffix,
             in_loop,
@@ -177,6 +184,7 @@ impl<'a> Shape<'a> {
         let chunk = format_ident!("__scoped_chunk", span = mixed);
         let items = format_ident!("__scoped_items", span = mixed);
         let lane = format_ident!("__scoped_lane", span = mixed);
+        let handle = format_ident!("__scoped_chunk_lanes", span = mixed);
         let item = self.item;
         let prefix = self.prefix;
         let suffix = self.suffix;
@@ -192,14 +200,28 @@ impl<'a> Shape<'a> {
             let borrow = if *mutable { quote!(&mut) } else { quote!(&) };
             quote!(let #name = #borrow #array[#lane];)
         });
-        let mentioned = |tokens: TokenStream| {
+        // The item queries each part needs, run again for its lane.
+        let requery = |tokens: TokenStream| {
             let mut seen = HashSet::new();
             collect_idents(tokens, &mut seen);
-            seen.contains(&item.to_string())
+            let lets: Vec<&Stmt> = self
+                .queries
+                .iter()
+                .filter(|stmt| {
+                    let mut bound = HashSet::new();
+                    collect_idents(stmt_pattern(stmt), &mut bound);
+                    bound.iter().any(|name| seen.contains(name))
+                })
+                .copied()
+                .collect();
+            let needs_item = seen.contains(&item.to_string()) || !lets.is_empty();
+            (needs_item, lets)
         };
-        let loop_item = mentioned(self.looped.body.to_token_stream())
-            .then(|| quote!(let #item = #items[#lane];));
-        let suffix_item = if mentioned(suffix.iter().map(ToTokens::to_token_stream).collect()) {
+        let (loop_needs_item, loop_queries) = requery(self.looped.body.to_token_stream());
+        let loop_item = loop_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
+        let (suffix_needs_item, suffix_queries) =
+            requery(suffix.iter().map(ToTokens::to_token_stream).collect());
+        let suffix_item = if suffix_needs_item {
             quote!(#item)
         } else {
             quote!(_)
@@ -214,13 +236,19 @@ impl<'a> Shape<'a> {
             }
         });
         let suffix_loop = if stored.is_empty() {
-            quote!(for #suffix_item in #items { #(#suffix)* })
+            quote! {
+                for #suffix_item in #items {
+                    #(#[allow(unused_variables)] #suffix_queries)*
+                    #(#suffix)*
+                }
+            }
         } else {
             quote! {
                 let #lane = ::scoped::__private::Rezip::__rezip((#(#arrays,)*));
                 for (#suffix_item, #lane) in ::core::iter::zip(#items, #lane) {
                     #[allow(unused_mut)]
                     let (#(#suffix_fields,)*) = #lane;
+                    #(#[allow(unused_variables)] #suffix_queries)*
                     #(#suffix)*
                 }
             }
@@ -237,12 +265,21 @@ impl<'a> Shape<'a> {
         };
         let function = format_ident!("{}", function, span = span);
         let plain = &inv.closure.body;
+        let plain_call = super::closure::call(inv, group);
         quote_spanned! {span=>
+            // A short loop is unrolled in the item and the item loop
+            // vectorised as it is: the plain lowering.
+            if ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#expr)).0
+                <= ::scoped::__private::INTERCHANGE_MAX_PLAIN_TRIPS
+            {
+                #plain_call
+            } else {
             ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
                 &#group,
                 #[inline(always)]
                 |#chunk| match #chunk {
-                    ::scoped::__private::ItemChunk::Chunk(#items) => {
+                    ::scoped::__private::ItemChunk::Chunk(#handle) => {
+                        let #items = #handle.items();
                         // Before the loop, item by item, keeping what the rest uses.
                         #[allow(unused_mut)]
                         let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
@@ -254,6 +291,7 @@ impl<'a> Shape<'a> {
                         for #pat in #expr {
                             for #lane in 0..#items.len() {
                                 #loop_item
+                                #(#[allow(unused_variables)] #loop_queries)*
                                 #(#in_loop)*
                                 #(#body)*
                             }
@@ -263,6 +301,7 @@ impl<'a> Shape<'a> {
                     ::scoped::__private::ItemChunk::Item(#item) => #plain,
                 },
             )
+            }
         }
     }
 
@@ -301,6 +340,58 @@ fn prefix_bindings(prefix: &[Stmt]) -> Option<Vec<(Ident, bool)>> {
         }
     }
     Some(bindings)
+}
+
+/// The `let`s of `prefix` whose values are item queries alone, binding
+/// names without `mut` that no other `let` binds, and those names.
+fn query_lets<'a>(
+    prefix: &'a [Stmt],
+    item: &Ident,
+    bindings: &[(Ident, bool)],
+) -> (Vec<&'a Stmt>, Vec<Ident>) {
+    fn queries(expr: &Expr, item: &Ident) -> bool {
+        match peel(expr) {
+            Expr::Tuple(t) => t.elems.iter().all(|e| queries(e, item)),
+            e => query(e, item).is_some(),
+        }
+    }
+    let mut count = std::collections::HashMap::new();
+    for stmt in prefix {
+        if let Stmt::Local(local) = stmt {
+            let mut names = Vec::new();
+            if split_pattern(&local.pat, &mut names).is_some() {
+                for (name, _) in names {
+                    *count.entry(name).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    let mut lets = Vec::new();
+    let mut names = Vec::new();
+    for stmt in prefix {
+        let Stmt::Local(local) = stmt else { continue };
+        let Some(init) = &local.init else { continue };
+        let mut bound = Vec::new();
+        let plain = split_pattern(&local.pat, &mut bound).is_some()
+            && bound
+                .iter()
+                .all(|(name, mutable)| !mutable && count[name] == 1)
+            && bound.iter().all(|b| bindings.contains(b))
+            && queries(&init.expr, item);
+        if plain && init.diverge.is_none() {
+            lets.push(stmt);
+            names.extend(bound.into_iter().map(|(name, _)| name));
+        }
+    }
+    (lets, names)
+}
+
+/// The pattern of a `let` statement, as tokens.
+fn stmt_pattern(stmt: &Stmt) -> TokenStream {
+    match stmt {
+        Stmt::Local(local) => local.pat.to_token_stream(),
+        _ => TokenStream::new(),
+    }
 }
 
 /// The names of an identifier, tuple or slice pattern, with whether each is
@@ -782,19 +873,34 @@ mod tests {
             out[i] = ax;
         }";
         let expected = quote! {
+            if ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(0..TILE)).0
+                <= ::scoped::__private::INTERCHANGE_MAX_PLAIN_TRIPS
+            {
+                ::scoped::__private::distribute_items(&g, #[inline(always)] |idx| {
+                    let i = idx.global_linear_id();
+                    let (xi, yi) = (x[i], y[i]);
+                    let mut ax = 0.0f32;
+                    for j in 0..TILE {
+                        let dx = tx[j] - xi;
+                        ax += dx * yi;
+                    }
+                    out[i] = ax;
+                })
+            } else {
             ::scoped::__private::distribute_items_interchanged::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
                 &g,
                 #[inline(always)]
                 |__scoped_chunk| match __scoped_chunk {
-                    ::scoped::__private::ItemChunk::Chunk(__scoped_items) => {
+                    ::scoped::__private::ItemChunk::Chunk(__scoped_chunk_lanes) => {
+                        let __scoped_items = __scoped_chunk_lanes.items();
                         #[allow(unused_mut)]
-                        let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax, mut __scoped_lanes_i,) =
+                        let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax,) =
                             ::scoped::__private::Unzip::__unzip(
                                 __scoped_items.map(#[inline(always)] |idx| {
                                     let i = idx.global_linear_id();
                                     let (xi, yi) = (x[i], y[i]);
                                     let mut ax = 0.0f32;
-                                    (xi, yi, ax, i,)
+                                    (xi, yi, ax,)
                                 }),
                             );
                         for j in 0..TILE {
@@ -807,11 +913,13 @@ mod tests {
                             }
                         }
                         let __scoped_lane = ::scoped::__private::Rezip::__rezip((
-                            __scoped_lanes_xi, __scoped_lanes_yi, __scoped_lanes_ax, __scoped_lanes_i,
+                            __scoped_lanes_xi, __scoped_lanes_yi, __scoped_lanes_ax,
                         ));
-                        for (_, __scoped_lane) in ::core::iter::zip(__scoped_items, __scoped_lane) {
+                        for (idx, __scoped_lane) in ::core::iter::zip(__scoped_items, __scoped_lane) {
                             #[allow(unused_mut)]
-                            let (_, _, mut ax, i,) = __scoped_lane;
+                            let (_, _, mut ax,) = __scoped_lane;
+                            #[allow(unused_variables)]
+                            let i = idx.global_linear_id();
                             out[i] = ax;
                         }
                     }
@@ -827,6 +935,7 @@ mod tests {
                     },
                 },
             )
+            }
         };
         assert_eq!(lowered(closure).unwrap(), expected.to_string());
     }
@@ -850,7 +959,7 @@ mod tests {
             // The kernels of tests/test_interchange.rs.
             "|idx| { let (r, col) = (idx.global_id_dim(0), idx.global_id_dim(1)); let mut sum = 0.0f32; for k in 0..K { sum = a[r * K + k].mul_add(b[k * columns + col], sum); } c[idx] = sum; }",
             "|idx| { let i = idx.global_linear_id(); let xi = all[i]; let mut a = 0.0f32; for (xj, mj) in all.iter().zip(masses.iter()) { a += pull(xi, *xj, *mj); } out[idx] = a * 0.5; }",
-            "|idx| { let mut text = idx.global_linear_id().to_string() + \":\"; let l = idx.innermost_local_linear_id(); for digit in digits.iter().take(steps) { text.push_str(digit); text.push(if l % 2 == 0 { 'e' } else { 'o' }); } out[idx] = text; }",
+            "|idx| { let mut text = idx.global_linear_id().to_string() + \":\"; let l = idx.innermost_local_linear_id(); for letter in letters.iter().take(steps) { text.push_str(letter); text.push(if l % 2 == 0 { 'e' } else { 'o' }); } out[idx] = text; }",
             // Shorthand struct fields.
             "|idx| { let v = x[idx]; for k in 0..n { o[idx] = P { v, k }; } }",
         ] {

@@ -7,7 +7,7 @@ use super::scalar_group::ScalarGroup;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
-use crate::lowering::{GroupLoops, ItemChunk};
+use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
 
 /// Default sub-group size: the number of `f32` lanes of the widest vector
@@ -223,9 +223,10 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
         let len = if self.is_full() { S } else { self.len };
         let full = len - len % W;
         for first in (0..full).step_by(W) {
-            f(ItemChunk::Chunk(std::array::from_fn(|lane| {
-                self.item(first + lane)
-            })));
+            f(ItemChunk::Chunk(ItemLanes::new(
+                self.item(first),
+                self.parent_range,
+            )));
         }
         for lane in full..len {
             f(ItemChunk::Item(self.item(lane)));

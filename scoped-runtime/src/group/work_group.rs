@@ -7,7 +7,7 @@ use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
 use crate::item::SItem;
-use crate::lowering::{GroupLoops, ItemChunk};
+use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
 
 /// A work group of a launch (scoped parallelism v2: the `s_group` passed to
@@ -164,9 +164,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
                 item(local)
             };
             for first in (0..full).step_by(W) {
-                f(ItemChunk::Chunk(std::array::from_fn(|lane| {
-                    at(first + lane)
-                })));
+                f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
             }
             for i in full..last {
                 f(ItemChunk::Item(at(i)));

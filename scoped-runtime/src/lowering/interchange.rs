@@ -10,9 +10,12 @@
 //! group) run the plain body, one after the other. Each item still runs
 //! its own statements in its own order.
 
+use std::mem::MaybeUninit;
+
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::group::DEFAULT_SUB_GROUP_SIZE;
+use crate::id::Range;
 use crate::item::SItem;
 use crate::rules::{check_collective, ItemScope};
 
@@ -21,15 +24,71 @@ use crate::rules::{check_collective, ItemScope};
 pub const INTERCHANGE_LANES: usize = DEFAULT_SUB_GROUP_SIZE;
 
 /// What the item closure of an interchanged `distribute_items!` runs for:
-/// `W` items consecutive along the fastest dimension, in increasing linear
-/// id, or one item alone. One closure takes both, so that it captures its
-/// environment once.
+/// `W` items consecutive along the fastest dimension, or one item alone.
+/// One closure takes both, so that it captures its environment once.
 pub enum ItemChunk<const W: usize, const D: usize> {
     /// A full chunk.
-    Chunk([SItem<D>; W]),
+    Chunk(ItemLanes<W, D>),
     /// An item outside every full chunk.
     Item(SItem<D>),
 }
+
+/// `W` items consecutive along the fastest dimension, all inside their
+/// groups: lane `l` is the item `l` places after the first. Made only by
+/// the group loops, which hand out full chunks alone.
+#[derive(Clone, Copy)]
+pub struct ItemLanes<const W: usize, const D: usize> {
+    first: SItem<D>,
+    /// Logical range of the work group the items belong to.
+    work_group_range: Range<D>,
+}
+
+impl<const W: usize, const D: usize> ItemLanes<W, D> {
+    /// The chunk starting at `first`; `first` and the `W - 1` items after
+    /// it along the fastest dimension must lie in `first`'s innermost
+    /// group and in its work group, of range `work_group_range`.
+    #[inline(always)]
+    pub(crate) fn new(first: SItem<D>, work_group_range: Range<D>) -> Self {
+        debug_assert!(first.work_group_local_id()[D - 1] + W <= work_group_range[D - 1]);
+        Self {
+            first,
+            work_group_range,
+        }
+    }
+
+    /// The item in lane `lane`, computed from the lane so that the
+    /// optimiser sees consecutive lanes at consecutive ids.
+    ///
+    /// # Panics
+    /// If `lane >= W`.
+    #[inline(always)]
+    pub fn item(&self, lane: usize) -> SItem<D> {
+        assert!(lane < W, "lane {lane} of a chunk of {W} items");
+        let item = self.first.along_last(lane);
+        let id = item.work_group_local_id();
+        for d in 0..D {
+            // SAFETY: `new`'s callers keep all `W` items inside the work
+            // group and `lane < W`, so every id is below the range. Knowing
+            // it, the optimiser drops the checks of windows and private
+            // memory in the lanes, which can then share SIMD instructions.
+            unsafe { std::hint::assert_unchecked(id[d] < self.work_group_range[d]) };
+        }
+        item
+    }
+
+    /// The `W` items, in lane order.
+    #[inline(always)]
+    pub fn items(&self) -> [SItem<D>; W] {
+        std::array::from_fn(|lane| self.item(lane))
+    }
+}
+
+/// Loops of at most this many iterations (by `size_hint`, checked before
+/// the items run) keep the plain lowering: the optimiser unrolls such a
+/// loop inside the item and vectorises the item loop itself. Matrix
+/// multiply's 16-step `k` loop ran 7–17× slower interchanged (the cause
+/// is not known); n-body's 256-body loop runs 7–12× faster.
+pub const INTERCHANGE_MAX_PLAIN_TRIPS: usize = 16;
 
 /// Runs `f` once for every logical item of `group`, in chunks of `W`
 /// where they fill one (`distribute_items`). Does not synchronise.
@@ -80,56 +139,55 @@ impl<const W: usize> Unzip for [(); W] {
     fn __unzip(self) {}
 }
 
-/// Every slot of an array filled from an iterator of exactly its length.
-#[inline(always)]
-fn filled<T, const W: usize>(slots: [Option<T>; W]) -> [T; W] {
-    slots.map(|slot| slot.expect("every lane of a chunk is filled"))
-}
-
 macro_rules! lane_tuples {
-    ($($t:ident $v:ident),+) => {
+    ($($t:ident $v:ident $n:tt),+) => {
         impl<$($t,)+ const W: usize> Unzip for [($($t,)+); W] {
             type Lanes = ($([$t; W],)+);
             #[inline(always)]
-            #[allow(non_snake_case)]
             fn __unzip(self) -> Self::Lanes {
-                $(let mut $t: [Option<$t>; W] = [const { None }; W];)+
-                for (lane, ($($v,)+)) in self.into_iter().enumerate() {
-                    $($t[lane] = Some($v);)+
-                }
-                ($(filled($t),)+)
+                let tuples = self.map(MaybeUninit::new);
+                ($(
+                    std::array::from_fn(|lane| {
+                        // SAFETY: `tuples` holds `W` initialised tuples and
+                        // is never dropped (`MaybeUninit`); `from_fn` calls
+                        // this once per lane, and each field is read by
+                        // one `from_fn` alone, so every field moves out
+                        // exactly once.
+                        unsafe { std::ptr::read(&(*tuples[lane].as_ptr()).$n) }
+                    }),
+                )+)
             }
         }
 
         impl<$($t,)+ const W: usize> Rezip for ($([$t; W],)+) {
             type Items = [($($t,)+); W];
             #[inline(always)]
-            #[allow(non_snake_case)]
             fn __rezip(self) -> Self::Items {
                 let ($($v,)+) = self;
-                $(let mut $v = $v.into_iter();)+
-                let mut items: [Option<($($t,)+)>; W] = [const { None }; W];
-                for item in &mut items {
-                    *item = Some(($($v.next().expect("every lane is filled"),)+));
-                }
-                filled(items)
+                $(let $v = $v.map(MaybeUninit::new);)+
+                std::array::from_fn(|lane| {
+                    // SAFETY: every array holds `W` initialised values and
+                    // is never dropped (`MaybeUninit`); `from_fn` calls
+                    // this once per lane, so each value moves out once.
+                    unsafe { ($($v[lane].assume_init_read(),)+) }
+                })
             }
         }
     };
 }
 
-lane_tuples!(A a);
-lane_tuples!(A a, B b);
-lane_tuples!(A a, B b, C c);
-lane_tuples!(A a, B b, C c, D d);
-lane_tuples!(A a, B b, C c, D d, E e);
-lane_tuples!(A a, B b, C c, D d, E e, F f);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k);
-lane_tuples!(A a, B b, C c, D d, E e, F f, G g, H h, I i, J j, K k, L l);
+lane_tuples!(A a 0);
+lane_tuples!(A a 0, B b 1);
+lane_tuples!(A a 0, B b 1, C c 2);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9, K k 10);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9, K k 10, L l 11);
 
 #[cfg(test)]
 mod tests {
@@ -147,6 +205,15 @@ mod tests {
         assert_eq!(b, ["a", "b", "c"]);
         assert_eq!(c, [-1, -2, -3]);
         assert_eq!((a, b, c).__rezip(), items);
+        // Every value moves exactly once: no clone is dropped twice or leaked.
+        let shared = std::rc::Rc::new(7);
+        let lanes: [(std::rc::Rc<i32>, u8); 4] = std::array::from_fn(|l| (shared.clone(), l as u8));
+        assert_eq!(std::rc::Rc::strong_count(&shared), 5);
+        let (rcs, ids) = lanes.__unzip();
+        assert_eq!(std::rc::Rc::strong_count(&shared), 5);
+        assert_eq!(ids, [0, 1, 2, 3]);
+        drop((rcs, ids).__rezip());
+        assert_eq!(std::rc::Rc::strong_count(&shared), 1);
         let one: [(f32,); 2] = [(0.5,), (1.5,)];
         assert_eq!(one.__unzip(), ([0.5, 1.5],));
     }

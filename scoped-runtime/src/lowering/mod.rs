@@ -14,5 +14,5 @@ pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
 
-pub(crate) use interchange::ItemChunk;
+pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;
