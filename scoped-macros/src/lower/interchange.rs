@@ -281,7 +281,8 @@ impl<'a> Shape<'a> {
                     ::scoped::__private::ItemChunk::Chunk(#handle) => {
                         let #items = #handle.items();
                         // Before the loop, item by item, keeping what the rest uses.
-                        #[allow(unused_mut)]
+                        // Item queries run again where they are used.
+                        #[allow(unused_mut, unused_variables)]
                         let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
                             #items.map(#[inline(always)] |#item| {
                                 #(#prefix)*
@@ -289,6 +290,7 @@ impl<'a> Shape<'a> {
                             }),
                         );
                         for #pat in #expr {
+                            #[allow(clippy::needless_range_loop)]
                             for #lane in 0..#items.len() {
                                 #loop_item
                                 #(#[allow(unused_variables)] #loop_queries)*
@@ -893,7 +895,7 @@ mod tests {
                 |__scoped_chunk| match __scoped_chunk {
                     ::scoped::__private::ItemChunk::Chunk(__scoped_chunk_lanes) => {
                         let __scoped_items = __scoped_chunk_lanes.items();
-                        #[allow(unused_mut)]
+                        #[allow(unused_mut, unused_variables)]
                         let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax,) =
                             ::scoped::__private::Unzip::__unzip(
                                 __scoped_items.map(#[inline(always)] |idx| {
@@ -904,6 +906,7 @@ mod tests {
                                 }),
                             );
                         for j in 0..TILE {
+                            #[allow(clippy::needless_range_loop)]
                             for __scoped_lane in 0..__scoped_items.len() {
                                 let xi = &__scoped_lanes_xi[__scoped_lane];
                                 let yi = &__scoped_lanes_yi[__scoped_lane];
