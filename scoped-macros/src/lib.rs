@@ -194,7 +194,12 @@ collective_macros! {
     ///   a nested loop) nor rebinds the item or a binding from before the
     ///   loop, and names those bindings in no closure or macro.
     ///
-    /// Any other body runs the plain loop.
+    /// A loop of at most 16 iterations (its `size_hint`, read before the
+    /// items run) keeps the plain loop, where the optimiser unrolls it and
+    /// vectorises the item loop; so does a sub-group smaller than `W`.
+    /// `let`s of item queries alone (`let (r, c) = (idx.local_id_dim(&g,
+    /// 0), ..)`) run again for each lane where they are used, rather than
+    /// being kept in the lanes. Any other body runs the plain loop.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.
