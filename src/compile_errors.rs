@@ -46,6 +46,120 @@
 //! # fn main() {}
 //! ```
 //!
+//! A `move` item closure inside `distribute_groups!` is created once per
+//! sub-group, so it cannot take a value that is not `Copy` into itself:
+//! the sub-group closure runs more than once (E0507, a move out of a
+//! captured variable of an `FnMut` closure):
+//!
+//! ```compile_fail,E0507
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn moved(group: WorkGroup<1, 4>, out: &std::sync::Mutex<Vec<usize>>) {
+//!     let label = String::from("item");
+//!     distribute_groups!(group, |sg| {
+//!         distribute_items!(sg, move |idx| {
+//!             out.lock().unwrap().push(label.len() + idx.global_linear_id());
+//!         })
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! Rule 4: inside `distribute_items!`, a `&mut self` method of a variable
+//! declared outside it writes the physical item's private memory. Only the
+//! method's type tells a write from a read, so the kernel reads such
+//! variables through `Rule4ReadOnly`, which rustc refuses to borrow
+//! mutably (E0596):
+//!
+//! ```compile_fail,E0596
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn collect(group: WorkGroup<1>) {
+//!     let mut ids = Vec::new();
+//!     distribute_items!(group, |idx| ids.push(idx.global_linear_id()));
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! and so is an `FnMut` that the syntax does not show as a closure:
+//!
+//! ```compile_fail,E0596
+//! use scoped::prelude::*;
+//!
+//! fn counter() -> impl FnMut() -> u32 {
+//!     let mut count = 0;
+//!     move || {
+//!         count += 1;
+//!         count
+//!     }
+//! }
+//!
+//! #[kernel]
+//! fn count(group: WorkGroup<1>) {
+//!     let mut next = counter();
+//!     distribute_items!(group, |_idx| {
+//!         next();
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! Reads compile: `&self` methods, `Copy` methods and `Fn` calls.
+//!
+//! ```
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn read(group: WorkGroup<1>, out: &std::sync::Mutex<Vec<usize>>) {
+//!     let mut ids = vec![1, 2];
+//!     ids.push(3);
+//!     let shift = |x: usize| x + ids.len();
+//!     distribute_items!(group, |idx| {
+//!         let id = idx.global_linear_id().max(ids[0]);
+//!         out.lock().unwrap().push(shift(id) + ids.iter().sum::<usize>());
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! Sizes and shapes the runtime cannot run are errors while the kernel
+//! compiles (E0080, a failed constant evaluation), also under `cargo
+//! check` where the kernel names the types: local memory above 64 KiB,
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn too_big(group: WorkGroup<1>) {
+//!     local_memory_environment!(group, [f32; 20000], |tile| {
+//!         single_item!(group, || tile[0] = 1.0);
+//!     });
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! more than 3 dimensions,
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn four(_group: WorkGroup<4>) {}
+//! # fn main() {}
+//! ```
+//!
+//! or sub-groups of no items:
+//!
+//! ```compile_fail,E0080
+//! use scoped::prelude::*;
+//!
+//! #[kernel]
+//! fn no_lanes(_group: WorkGroup<1, 0>) {}
+//! # fn main() {}
+//! ```
+//!
 //! A const-generic kernel sizes its local memory per instantiation, and
 //! each instantiation is held to `MAX_LOCAL_MEM_BYTES` (64 KiB) when it
 //! compiles (E0080, a failed `const` assertion): `N = 16384` `f32`s fit,

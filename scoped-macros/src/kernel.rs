@@ -5,9 +5,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::visit_mut::VisitMut;
-use syn::{Error, FnArg, Item};
+use syn::{Error, FnArg, GenericParam, Item};
 
 use crate::check::{BindingKind, Context};
+use crate::lower;
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
 
@@ -32,6 +33,19 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 
     let group = signature::group_parameter(flavor, &function);
     let mut ctx = Context::function(group.name.clone());
+    ctx.generics = function
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            GenericParam::Type(t) => Some(t.ident.clone()),
+            GenericParam::Const(c) => Some(c.ident.clone()),
+            GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let shape = group_type(&function, group.name.as_ref())
+        .and_then(|ty| lower::group_shape(ty, &ctx.generics));
     if let Some(error) = group.error {
         errors.push(error);
         ctx.poisoned = true;
@@ -58,6 +72,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
 
     let mut walker = Walker::new(ctx);
     walker.visit_block_mut(&mut function.block);
+    if let Some(shape) = shape {
+        function.block.stmts.insert(0, syn::parse_quote!(#shape));
+    }
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
@@ -71,6 +88,16 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// The type of the parameter named `group`.
+fn group_type<'f>(function: &'f syn::ItemFn, group: Option<&syn::Ident>) -> Option<&'f syn::Type> {
+    function.sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Typed(param) if crate::check::pat_ident(&param.pat).as_ref() == group => {
+            Some(&*param.ty)
+        }
+        _ => None,
+    })
 }
 
 /// Whether `ty` is a launch reduction's `Reducer` (by name, possibly behind
@@ -146,6 +173,7 @@ mod tests {
         let expected = quote! {
             #[inline]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
+                const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
                 ::scoped::__private::distribute_groups(&group, |sub_group| {
                     ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
                         data[idx.global_linear_id()] += 1;

@@ -24,7 +24,7 @@ mod walk;
 /// are lowered to loops, and the whole body is checked against the spec's
 /// nesting rules (scoped parallelism v2, "Scoped parallelism nesting
 /// rules") and memory placement rule: every violation is a compile error
-/// at the offending code, whose message starts with the rule's number.
+/// at the offending code, whose message starts with its rule (`rule 2:`).
 ///
 /// # Rules
 ///
@@ -60,18 +60,36 @@ mod walk;
 ///    variable declared outside `distribute_items!` (or a parameter passed
 ///    by value) lives in the private memory of the physical item, which all
 ///    its logical items share: inside `distribute_items!` they may read it
-///    but not assign it or borrow it mutably. Declare the
-///    variable inside `distribute_items!` for a value per logical item, or
-///    use a `memory_environment!`: `require_local_mem::<T>()` for a value
-///    per group, `require_private_mem::<T>()` for one per logical item
-///    (`memory[idx]`). Writes through a reference reach other memory and
-///    are allowed: elements of a kernel parameter (global memory), of a
-///    slice or window made from one (`let row = dst.as_mut_slice()`), or
-///    of memory-environment memory.
+///    but not assign it, borrow it mutably, call a `&mut self` method on it
+///    or call it as an `FnMut` closure. Declare the variable inside
+///    `distribute_items!` for a value per logical item, or use a
+///    `memory_environment!`: `require_local_mem::<T>()` for a value per
+///    group, `require_private_mem::<T>()` for one per logical item
+///    (`memory[idx]`). Method calls on such a variable, and calls of it, go
+///    through a shared reference, so a `&mut self` method or an `FnMut`
+///    that the syntax cannot tell from a read is rustc's error E0596,
+///    naming `Rule4ReadOnly`. Writes through a reference reach other
+///    memory and are allowed: elements of a kernel parameter (global
+///    memory), of a slice or window made from one (`dst.as_mut_slice()`,
+///    any method with a `mut` word in its name, or a `let` with a `&mut`
+///    type), of memory-environment memory, or through interior mutability
+///    (`Cell`, atomics) that the kernel chose.
 ///
 /// Other errors name what to write instead: a collective's group argument
 /// that is not a group in scope, a collective macro's arguments, or the
 /// kernel's signature.
+///
+/// # Sizes and shapes
+///
+/// A kernel's work group has 1, 2 or 3 dimensions and a sub-group size
+/// `S` of at least 1, and a local memory request holds at most
+/// `MAX_LOCAL_MEM_BYTES` (64 KiB). Where the kernel names these types
+/// without generic parameters (`WorkGroup<2>`, `require_local_mem::<[f32;
+/// 256]>()`), breaking a limit is an error of `cargo check`, at the type.
+/// In generic code (`WorkGroup<D>`, `[T; N]`, a `#[group_function]` over
+/// `G`) the runtime checks them when it generates code for each use, so
+/// the error comes with `cargo build`, not `cargo check`: Rust evaluates
+/// such assertions only then.
 ///
 /// # Outputs
 ///
@@ -136,6 +154,16 @@ fn outside_kernel(name: &str) -> TokenStream {
         .into()
 }
 
+/// The names of the collective functions and methods that nesting rules
+/// 1–3 recognise: `(functions, methods)`, two `&[&str]`. For the
+/// runtime's test that every collective it defines is among them.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __collective_names(_input: TokenStream) -> TokenStream {
+    let (functions, methods) = (check::calls::FUNCTIONS, check::calls::METHODS);
+    quote::quote!((&[#(#functions),*], &[#(#methods),*])).into()
+}
+
 macro_rules! collective_macros {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
@@ -153,7 +181,9 @@ collective_macros! {
     ///
     /// A body that is only a guard on a local id of `group`,
     /// `let lid = idx.innermost_local_id_dim(0); if lid < bound { ... }`,
-    /// loops over the items below `bound` alone; the items it skips are
+    /// loops over the items below `bound` alone when `bound` is made of
+    /// integer literals, primitive integer variables and constants, casts
+    /// and arithmetic that the body does not write; the items it skips are
     /// those whose guard fails, so the effect is the same. A body that
     /// stages every item's element of a per-item input in local memory,
     /// `local[idx.innermost_local_id_dim(0)] = input[idx]`, is one slice

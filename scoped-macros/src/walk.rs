@@ -22,7 +22,7 @@ use crate::parse::{self, Place};
 pub(crate) struct Walker {
     pub(crate) ctx: Context,
     pub(crate) errors: Vec<syn::Error>,
-    /// How many of our macros were replaced so far.
+    /// How many of our macros and rule-4 reads were lowered so far.
     replaced: usize,
 }
 
@@ -122,10 +122,12 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
-        Some(syn::parse2(lower::invocation(&inv)).unwrap_or_else(|e| {
-            let tokens = e.to_compile_error();
-            syn::parse_quote!({ #tokens })
-        }))
+        Some(
+            syn::parse2(lower::invocation(&inv, &self.ctx.generics)).unwrap_or_else(|e| {
+                let tokens = e.to_compile_error();
+                syn::parse_quote!({ #tokens })
+            }),
+        )
     }
 
     /// Checks and lowers what is inside a macro that is not ours, if its
@@ -161,6 +163,15 @@ impl Walker {
         };
         let verdict = check::collective(&self.ctx, &site);
         self.errors.extend(verdict.errors);
+    }
+
+    /// Lowers `expr` to a shared read if it is the physical item's private
+    /// memory inside `distribute_items!` (rule 4).
+    fn read_only(&mut self, expr: &mut Expr) {
+        if check::is_outer_value(&self.ctx, expr) {
+            *expr = lower::read_only(expr);
+            self.replaced += 1;
+        }
     }
 
     fn assignment(&mut self, place: &Expr, write: Write) {
@@ -287,7 +298,7 @@ impl Walker {
         let kind = match alias.map(|b| &b.kind) {
             // `let sg2 = sg;`: another name for the group.
             Some(BindingKind::Group { level }) => BindingKind::Group { level: *level },
-            _ => self.ctx.local(check::let_storage(&self.ctx, ty, init)),
+            _ => self.ctx.local(check::let_storage(&self.ctx, pat, ty, init)),
         };
         self.ctx.bind_pat(pat, &kind, divergent.as_ref());
     }
@@ -347,12 +358,18 @@ impl VisitMut for Walker {
                     self.collective_call(collective, more);
                 }
                 visit_mut::visit_expr_call_mut(self, call);
+                if let Some(error) = check::call(&self.ctx, &call.func) {
+                    self.errors.push(error);
+                } else {
+                    self.read_only(&mut call.func);
+                }
             }
             Expr::MethodCall(call) => {
                 if let Some(collective) = calls::method(call) {
                     self.collective_call(collective, true);
                 }
                 visit_mut::visit_expr_method_call_mut(self, call);
+                self.read_only(&mut call.receiver);
             }
             Expr::Assign(assign) => {
                 self.assignment(&assign.left, Write::Assign);

@@ -70,13 +70,15 @@ pub use synchronization::{
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
     };
     pub use crate::lowering::fuse::distribute_groups_items;
     pub use crate::lowering::guard::{
-        distribute_items_below, distribute_items_below_and_wait, ItemBound, OtherBound, UsizeBound,
+        distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
+        OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::interchange::{
         distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
@@ -86,6 +88,7 @@ pub mod __private {
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::GroupLoops;
     pub use crate::memory::{
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,

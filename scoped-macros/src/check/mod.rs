@@ -3,11 +3,13 @@
 //!
 //! * [`scope`]: what is in scope (bindings and what memory they name, the
 //!   group hierarchy, the enclosing `distribute_items!`);
-//! * [`collectives`]: which function and method calls are collectives;
+//! * [`collectives`]: which function and method calls are collectives, by
+//!   the names in [`collective_names`];
 //! * [`divergence`] and [`exits`]: control flow that may differ between
 //!   the physical items of a group (rule 3);
 //! * [`rules`]: the rules themselves, as errors at the user's code.
 
+mod collective_names;
 mod collectives;
 mod divergence;
 mod exits;
@@ -21,6 +23,7 @@ pub(crate) use scope::{let_storage, pat_ident, BindingKind, Context, Storage};
 
 pub(crate) mod calls {
     //! Recognising collective calls.
+    pub(crate) use super::collective_names::{FUNCTIONS, METHODS};
     pub(crate) use super::collectives::{call, method};
 }
 
@@ -30,4 +33,4 @@ pub(crate) mod flow {
     pub(crate) use super::exits::{after_stmt, in_loop_body};
 }
 
-pub(crate) use rules::{assignment, collective, group_ident, Write};
+pub(crate) use rules::{assignment, call, collective, group_ident, is_outer_value, Write};

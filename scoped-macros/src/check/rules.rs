@@ -234,7 +234,7 @@ pub(crate) fn assignment(ctx: &Context, place: &Expr, write: Write) -> Option<Er
         _ => return None,
     };
     let flagged = match storage {
-        Storage::Value => true,
+        Storage::Value | Storage::MutClosure => true,
         Storage::Reference => !projected && write == Write::Assign,
     };
     if items >= ctx.items_level() || !flagged {
@@ -252,6 +252,46 @@ pub(crate) fn assignment(ctx: &Context, place: &Expr, write: Write) -> Option<Er
         ),
     };
     Some(Error::new_spanned(place.to_token_stream(), message))
+}
+
+/// Rule 4 for a call inside `distribute_items!` of a closure declared
+/// `mut` outside it: an `FnMut`, whose call writes its captured state.
+pub(crate) fn call(ctx: &Context, callee: &Expr) -> Option<Error> {
+    let scope = ctx.item_scope()?;
+    let (root, false) = place_root(callee)? else {
+        return None;
+    };
+    match ctx.lookup(root)?.kind {
+        BindingKind::Local {
+            items,
+            storage: Storage::MutClosure,
+        } if items < ctx.items_level() => {
+            let message = format!(
+                "rule 4: `{root}` is an `FnMut` from outside `{scope}!`: call it outside, or \
+                 declare it inside"
+            );
+            Some(Error::new_spanned(callee, message))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `expr` is (a part of) a variable declared outside the enclosing
+/// `distribute_items!` that holds its value itself: the physical item's
+/// private memory, which the logical items may only read (rule 4). A
+/// method call on it, or a call of it, is lowered to go through a shared
+/// reference (`lower::read_only`), so that rustc rejects the `&mut self`
+/// methods and `FnMut` calls the syntax cannot tell from reads.
+pub(crate) fn is_outer_value(ctx: &Context, expr: &Expr) -> bool {
+    ctx.item_scope().is_some()
+        && place_root(expr)
+            .and_then(|(root, _)| ctx.lookup(root))
+            .is_some_and(|binding| match binding.kind {
+                BindingKind::Local { items, storage } => {
+                    items < ctx.items_level() && storage != Storage::Reference
+                }
+                _ => false,
+            })
 }
 
 /// The variable a place expression writes and whether it writes part of

@@ -17,6 +17,9 @@ pub(crate) enum Storage {
     /// The variable may be a reference (or a view) to memory elsewhere:
     /// only assigning the variable itself writes its own memory.
     Reference,
+    /// A closure declared `mut`: it holds its captured state, and calling
+    /// it (`FnMut`) writes that state.
+    MutClosure,
 }
 
 /// What a name in scope refers to.
@@ -68,6 +71,9 @@ pub(crate) struct Context {
     /// Set when the function's signature is wrong: nothing is lowered, so
     /// that the signature's error is the only one the user sees for it.
     pub(crate) poisoned: bool,
+    /// The function's type and const parameters, which items inside its
+    /// body cannot name.
+    pub(crate) generics: Vec<Ident>,
 }
 
 impl Context {
@@ -234,8 +240,18 @@ pub(crate) fn pat_names(pat: &Pat, names: &mut Vec<Ident>) {
 /// How a `let` with this type annotation and initializer stores what is
 /// written through it: a reference (`&mut x`, `x.as_mut_slice()`, a
 /// `&mut T` annotation) or an alias of a parameter or of memory-environment
-/// memory points elsewhere; anything else is a value of its own.
-pub(crate) fn let_storage(ctx: &Context, ty: Option<&Type>, init: Option<&Expr>) -> Storage {
+/// memory points elsewhere; a closure bound with `mut` is an `FnMut`;
+/// anything else is a value of its own.
+pub(crate) fn let_storage(
+    ctx: &Context,
+    pat: &Pat,
+    ty: Option<&Type>,
+    init: Option<&Expr>,
+) -> Storage {
+    let declared_mut = matches!(pat, Pat::Ident(p) if p.mutability.is_some());
+    if declared_mut && matches!(init.map(strip_parens), Some(Expr::Closure(_))) {
+        return Storage::MutClosure;
+    }
     if matches!(ty, Some(Type::Reference(_) | Type::Ptr(_))) {
         return Storage::Reference;
     }
@@ -244,13 +260,10 @@ pub(crate) fn let_storage(ctx: &Context, ty: Option<&Type>, init: Option<&Expr>)
     };
     match strip_parens(init) {
         Expr::Reference(_) | Expr::RawAddr(_) => Storage::Reference,
-        Expr::MethodCall(call) => {
-            let method = call.method.to_string();
-            if method == "as_mut" || method.ends_with("_mut") {
-                Storage::Reference
-            } else {
-                Storage::Value
-            }
+        // Rust names the methods that hand out `&mut` with a `mut` word:
+        // `as_mut`, `as_mut_slice`, `get_mut`, `split_at_mut`, `rows_mut`.
+        Expr::MethodCall(call) if call.method.to_string().split('_').any(|w| w == "mut") => {
+            Storage::Reference
         }
         Expr::Path(path) => match path.path.get_ident().and_then(|name| ctx.lookup(name)) {
             Some(Binding {

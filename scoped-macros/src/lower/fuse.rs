@@ -9,6 +9,9 @@
 //! loop the optimiser vectorises across subgroup lanes, where a loop of
 //! `S` iterations per subgroup would stay scalar.
 //!
+//! A `move` item closure is created once per sub-group, with fresh copies
+//! of what it captures: it keeps the nested form.
+//!
 //! A body that works with its lanes (it names the subgroup or asks for an
 //! `innermost_*` id, e.g. to keep one accumulator per lane) keeps the
 //! per-subgroup loop: there the lanes are what the optimiser can pack into
@@ -34,15 +37,17 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
     if group_ident(call_group)? != &subgroup_name || items.inputs.len() != 1 {
         return None;
     }
-    if is_lane_aware(&items.body, &subgroup_name) {
+    // A `move` item closure takes its own copy of what it captures once
+    // per sub-group; one fused closure would share one copy across the
+    // sub-groups (and move captures the nested form cannot).
+    if items.capture.is_some() || is_lane_aware(&items.body, &subgroup_name) {
         return None;
     }
     let item = &items.inputs[0];
-    let capture = &items.capture;
     let body = &items.body;
     let span = inv.name.span();
     Some(quote_spanned! {span=>
-        ::scoped::__private::distribute_groups_items(&#group, #[inline(always)] #capture |#subgroup, #item| {
+        ::scoped::__private::distribute_groups_items(&#group, #[inline(always)] |#subgroup, #item| {
             // The nested form used the subgroup's name; so does this one.
             let _ = &#subgroup_name;
             #body

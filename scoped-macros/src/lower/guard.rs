@@ -25,21 +25,27 @@
 //!   `idx.local_id_dim(&group, K)` (`K` a literal, `group` the distributed
 //!   group), `idx.innermost_local_linear_id()` or
 //!   `idx.local_linear_id(&group)`, directly or through one of the `let`s;
-//! * `bound` is made of literals, paths, field accesses, casts and
-//!   arithmetic, names neither the item nor the `let`s, and every name it
-//!   uses appears in the body only where it is read as a value (an operand
-//!   of arithmetic or a comparison, a cast, an index, a range end).
+//! * `bound` is made of integer literals, names and paths (locals,
+//!   parameters, constants), casts and arithmetic; it names neither the
+//!   item nor the `let`s, and every name it uses appears in the body only
+//!   where it is read as a value (an operand of arithmetic or a
+//!   comparison, a cast, an index, a range end).
 //!
 //! The items skipped are exactly those whose `if` fails before its body
 //! runs (the queries have no effects), and the bound is read once, before
-//! the loop: nothing in the body can change it, so every item would read
-//! the same value. The body keeps its `if`. A bound that is not a `usize`
-//! keeps the full loop (`__private::ItemBound`).
+//! the loop, where every item would read it: so the bound must not change
+//! and its evaluation must have no effects. The body cannot write its
+//! names; and at run time the shortcut is taken only when every name and
+//! path in the bound is a primitive integer (`__private::BoundLeaf`),
+//! whose arithmetic and casts run no code of the user's, and the bound a
+//! `usize` (`__private::ItemBound`). Otherwise every item evaluates its
+//! guard. Field reads, method calls and dereferences are not bounds: each
+//! may run a user's `Deref` or method. The body keeps its `if`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
-use syn::{BinOp, Expr, Ident, Pat, Stmt, UnOp};
+use syn::{BinOp, Expr, ExprPath, Ident, Lit, Pat, Stmt, UnOp};
 
 use super::item_syntax::{local_id, peel, query, LocalId};
 use crate::check::{group_ident, pat_ident};
@@ -59,8 +65,12 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         bind_queries(pat, init, &item, &mut queries)?;
     }
     let (local_id, bound) = guard(condition, &item, group_name, &queries)?;
-    let mut names = Vec::new();
-    bound_names(bound, &mut names)?;
+    let mut leaves = Vec::new();
+    bound_leaves(bound, &mut leaves)?;
+    let names: Vec<Ident> = leaves
+        .iter()
+        .filter_map(|leaf| leaf.path.get_ident().cloned())
+        .collect();
     if names
         .iter()
         .any(|name| *name == item || queries.iter().any(|(q, _)| q == name))
@@ -83,12 +93,26 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let function = format_ident!("{}", function, span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
     let closure = super::closure::item_closure(&inv.closure);
+    let read = quote! { (&::scoped::__private::ItemBound(&(#bound))).__limit() };
+    let read = if leaves.is_empty() {
+        read
+    } else {
+        quote! {
+            if #((&::scoped::__private::BoundLeaf(&#leaves)).__plain())&&* {
+                #read
+            } else {
+                ::core::option::Option::None
+            }
+        }
+    };
     Some(quote_spanned! {span=>
         {
             let #limit = {
                 #[allow(unused_imports)]
-                use ::scoped::__private::{OtherBound as _, UsizeBound as _};
-                (&::scoped::__private::ItemBound(&(#bound))).__limit()
+                use ::scoped::__private::{
+                    OtherBound as _, OtherLeaf as _, PlainLeaf as _, UsizeBound as _,
+                };
+                #read
             };
             ::scoped::__private::#function(&#group, #dimension, #limit, #closure)
         }
@@ -175,26 +199,22 @@ fn guard<'a>(
     Some((local_id(query(id, item)?, group)?, bound))
 }
 
-/// Collects the names a bound reads (the first segment of one-segment
-/// paths); `None` if the bound is not made of literals, paths, field
-/// accesses, casts and arithmetic.
-fn bound_names(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
+/// Collects the names and paths a bound reads; `None` if the bound is not
+/// made of integer literals, names, paths, casts and arithmetic.
+fn bound_leaves<'a>(expr: &'a Expr, leaves: &mut Vec<&'a ExprPath>) -> Option<()> {
     match expr {
-        Expr::Lit(_) => Some(()),
+        Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => Some(()),
         Expr::Path(path) if path.qself.is_none() => {
-            if let Some(name) = path.path.get_ident() {
-                names.push(name.clone());
-            }
+            leaves.push(path);
             Some(())
         }
-        Expr::Field(field) => bound_names(&field.base, names),
-        Expr::Paren(inner) => bound_names(&inner.expr, names),
-        Expr::Group(inner) => bound_names(&inner.expr, names),
-        Expr::Cast(cast) => bound_names(&cast.expr, names),
-        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => bound_names(&unary.expr, names),
+        Expr::Paren(inner) => bound_leaves(&inner.expr, leaves),
+        Expr::Group(inner) => bound_leaves(&inner.expr, leaves),
+        Expr::Cast(cast) => bound_leaves(&cast.expr, leaves),
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => bound_leaves(&unary.expr, leaves),
         Expr::Binary(binary) if is_arithmetic(&binary.op) => {
-            bound_names(&binary.left, names)?;
-            bound_names(&binary.right, names)
+            bound_leaves(&binary.left, leaves)?;
+            bound_leaves(&binary.right, leaves)
         }
         _ => None,
     }
@@ -369,7 +389,7 @@ mod tests {
             ("|i| if i.innermost_local_id_dim(1) < n / 2 { s[0] = 1; }", "Some (1usize)"),
             ("|i| { let (r, c) = (i.innermost_local_id_dim(0), i.innermost_local_id_dim(1)); if m > c && r > 0 { s[r] = 1; } }", "Some (1usize)"),
             ("|i| { let l = i.local_linear_id(&g); if l < 4 { s[l] = 1; } }", "None"),
-            ("|i| { let l = i.local_id_dim(g, 0); if (l < self.n) { s[l] = 1; } }", "Some (0usize)"),
+            ("|i| { let l = i.local_id_dim(g, 0); if (l < N as usize - k) { s[l] = 1; } }", "Some (0usize)"),
         ];
         for (closure, dimension) in cases {
             let lowered = lowered(closure).unwrap_or_else(|| panic!("not shortened: {closure}"));
@@ -390,6 +410,9 @@ mod tests {
             "|i| { let l = i.innermost_local_id_dim(0); if l < l * 2 { s[l] = 1; } }",
             "|i| { let l = i.innermost_local_id_dim(0); if l < s.len() { s[l] = 1; } }",
             "|i| { let l = i.innermost_local_id_dim(0); if l < s[0] { s[l] = 1; } }",
+            // A field read or a dereference may run a user's `Deref`.
+            "|i| { let l = i.innermost_local_id_dim(0); if l < p.n { s[l] = 1; } }",
+            "|i| { let l = i.innermost_local_id_dim(0); if l < *n { s[l] = 1; } }",
             // Not a local id of this group, or not a `<`.
             "|i| { let l = i.global_id_dim(0); if l < a { s[l] = 1; } }",
             "|i| { let l = i.local_id_dim(&outer, 0); if l < a { s[l] = 1; } }",

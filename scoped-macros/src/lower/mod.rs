@@ -3,7 +3,10 @@
 //!
 //! * [`closure`]: the plain lowering of `distribute_items!`,
 //!   `distribute_groups!` and `single_item!` (and their `_and_wait` forms);
-//! * [`memory`]: the memory environments;
+//! * [`memory`]: the memory environments, with [`const_checks`] of what
+//!   rustc can check while the kernel compiles;
+//! * [`read_only`]: method calls on, and calls of, variables that
+//!   `distribute_items!` may only read (rule 4);
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
@@ -12,20 +15,26 @@
 //!   in [`item_syntax`].
 
 mod closure;
+mod const_checks;
 mod fuse;
 mod guard;
 mod interchange;
 mod item_copy;
 mod item_syntax;
 mod memory;
+mod read_only;
 
 use proc_macro2::TokenStream;
-use syn::Expr;
+use syn::{Expr, Ident};
+
+pub(crate) use const_checks::group_shape;
+pub(crate) use read_only::read_only;
 
 use crate::parse::{Collective, Invocation};
 
-/// The expression that replaces `inv`.
-pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
+/// The expression that replaces `inv`, in a function with the type and
+/// const parameters `generics`.
+pub(crate) fn invocation(inv: &Invocation, generics: &[Ident]) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
@@ -38,7 +47,7 @@ pub(crate) fn invocation(inv: &Invocation) -> TokenStream {
         Collective::SingleItem => closure::call(inv, group),
         Collective::MemoryEnvironment
         | Collective::LocalMemoryEnvironment
-        | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group),
+        | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group, generics),
     }
 }
 

@@ -74,3 +74,43 @@ impl<T: ?Sized> OtherBound for &ItemBound<'_, T> {
         None
     }
 }
+
+/// A name or constant a guard's bound is made of:
+/// `(&BoundLeaf(&leaf)).__plain()` is `true` for a primitive integer
+/// ([`PlainLeaf`]), whose arithmetic and casts run no code of the user's,
+/// and `false` for any other type ([`OtherLeaf`]), whose operators (`Add`,
+/// `Deref`, ...) may have effects: then the bound is not read once before
+/// the loop, and every item evaluates its own guard.
+pub struct BoundLeaf<'a, T: ?Sized>(pub &'a T);
+
+/// [`BoundLeaf`] of a primitive integer.
+pub trait PlainLeaf {
+    /// Always `true`.
+    fn __plain(&self) -> bool;
+}
+
+macro_rules! plain_leaves {
+    ($($ty:ty),*) => {$(
+        impl PlainLeaf for BoundLeaf<'_, $ty> {
+            #[inline(always)]
+            fn __plain(&self) -> bool {
+                true
+            }
+        }
+    )*};
+}
+
+plain_leaves!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+/// [`BoundLeaf`] of any other type.
+pub trait OtherLeaf {
+    /// Always `false`.
+    fn __plain(&self) -> bool;
+}
+
+impl<T: ?Sized> OtherLeaf for &BoundLeaf<'_, T> {
+    #[inline(always)]
+    fn __plain(&self) -> bool {
+        false
+    }
+}

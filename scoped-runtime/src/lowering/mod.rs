@@ -2,17 +2,22 @@
 //! `distribute_groups!` and `single_item!`, and the lowering shortcuts.
 //! Reached only through `scoped::__private`; not a public API.
 //!
+//! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`], [`interchange`]: the shortcuts,
-//!   each computing what the plain loop would.
+//!   each computing what the plain loop would;
+//! * [`read_only`]: how `distribute_items!` reads the physical item's
+//!   variables (rule 4).
 
+pub(crate) mod const_checks;
 pub(crate) mod distribute;
 pub(crate) mod fuse;
 pub(crate) mod guard;
 pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
+pub(crate) mod read_only;
 
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;

@@ -2,6 +2,8 @@
 
 use bytemuck::Zeroable;
 
+use crate::lowering::const_checks::local_mem_size;
+
 /// Largest local memory request, in bytes: 64 KiB, the local memory of a
 /// typical GPU work group. A larger `require_local_mem::<T>` fails to
 /// compile. Local memory lives on the stack of the thread that runs the
@@ -48,14 +50,6 @@ impl<S: Copy, const N: usize, const M: usize, const K: usize> LocalInit<[[[S; K]
     }
 }
 
-#[inline(always)]
-const fn check_size<T>() {
-    assert!(
-        std::mem::size_of::<T>() <= MAX_LOCAL_MEM_BYTES,
-        "a require_local_mem::<T> request is larger than scoped::MAX_LOCAL_MEM_BYTES (64 KiB)"
-    );
-}
-
 /// `require_local_mem::<T>()`: local memory without an initial value.
 ///
 /// Rust cannot hand out uninitialised memory safely, so it is zero-filled;
@@ -64,7 +58,7 @@ const fn check_size<T>() {
 #[inline(always)]
 #[must_use]
 pub fn local_mem_zeroed<T: Zeroable>() -> T {
-    const { check_size::<T>() };
+    const { local_mem_size::<T>() };
     T::zeroed()
 }
 
@@ -73,6 +67,6 @@ pub fn local_mem_zeroed<T: Zeroable>() -> T {
 #[inline(always)]
 #[must_use]
 pub fn local_mem_filled<T, I: LocalInit<T>>(init: I) -> T {
-    const { check_size::<T>() };
+    const { local_mem_size::<T>() };
     init.build()
 }
