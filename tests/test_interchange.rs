@@ -161,8 +161,33 @@ fn traced_1d(group: WorkGroup<1>, steps: usize, trace: &Trace) {
     });
 }
 
+/// The loop walks a slice declared outside the items.
+#[kernel]
+fn traced_slice(group: WorkGroup<1>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    let numbers: Vec<usize> = (1..=steps).collect();
+    let numbers = numbers.as_slice();
+    distribute_items!(group, |idx| {
+        let l = idx.innermost_local_linear_id();
+        trace.hit(g, l, 0);
+        for step in numbers.iter() {
+            trace.hit(g, l, *step);
+        }
+        trace.hit(g, l, numbers.len() + 1);
+    });
+}
+
 #[test]
 fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
+    let size = W + 3;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_slice(g, STEPS, &trace))
+        .unwrap();
+    for got in trace.into_inner() {
+        assert_eq!(got, interchanged_row(0, size, STEPS), "slice");
+    }
     for size in [3, W, W + 3, 2 * W + 1] {
         let trace = Trace::new(2);
         Queue::with_threads(2)

@@ -448,9 +448,35 @@ fn invariant_iter(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
     }
 }
 
+/// `x` of `(*::scoped::__private::Rule4ReadOnly(&x))`, the shared read
+/// the walker makes of a method call's receiver declared outside
+/// `distribute_items!` (`lower/read_only.rs`).
+fn read_only_inner(expr: &Expr) -> Option<&Expr> {
+    let Expr::Paren(paren) = expr else {
+        return None;
+    };
+    let Expr::Unary(unary) = &*paren.expr else {
+        return None;
+    };
+    let (UnOp::Deref(_), Expr::Call(call)) = (&unary.op, &*unary.expr) else {
+        return None;
+    };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let wrapper = path.path.segments.last()?.ident == "Rule4ReadOnly";
+    match (wrapper, call.args.len(), call.args.first()) {
+        (true, 1, Some(Expr::Reference(r))) if r.mutability.is_none() => Some(&r.expr),
+        _ => None,
+    }
+}
+
 /// A value made of literals, paths, fields, indices, casts, arithmetic and
 /// `.len()`: collects the names it reads.
 fn bound(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
+    if let Some(inner) = read_only_inner(expr) {
+        return bound(inner, names);
+    }
     match expr {
         Expr::Lit(_) => Some(()),
         Expr::Path(path) if path.qself.is_none() => {
@@ -766,6 +792,11 @@ fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
                 self.ok &= self.read;
                 return;
             }
+            if let Some(inner) = read_only_inner(expr) {
+                // Only `&self` methods (or `Copy` ones) go through it.
+                self.visit_as(true, inner);
+                return;
+            }
             match expr {
                 Expr::Binary(b) if is_arithmetic(&b.op) || is_comparison(&b.op) => {
                     self.visit_as(true, &b.left);
@@ -963,6 +994,9 @@ mod tests {
             "|idx| { let (r, col) = (idx.global_id_dim(0), idx.global_id_dim(1)); let mut sum = 0.0f32; for k in 0..K { sum = a[r * K + k].mul_add(b[k * columns + col], sum); } c[idx] = sum; }",
             "|idx| { let i = idx.global_linear_id(); let xi = all[i]; let mut a = 0.0f32; for (xj, mj) in all.iter().zip(masses.iter()) { a += pull(xi, *xj, *mj); } out[idx] = a * 0.5; }",
             "|idx| { let mut text = idx.global_linear_id().to_string() + \":\"; let l = idx.innermost_local_linear_id(); for letter in letters.iter().take(steps) { text.push_str(letter); text.push(if l % 2 == 0 { 'e' } else { 'o' }); } out[idx] = text; }",
+            // Receivers the walker reads through `Rule4ReadOnly` (rule 4).
+            "|idx| { let v = x[idx]; for t in (*::scoped::__private::Rule4ReadOnly(&tile)).iter() { o[idx] += v * t; } }",
+            "|idx| { let v = x[idx]; for k in 0..(*::scoped::__private::Rule4ReadOnly(&t)).len() { o[idx] += v * (*::scoped::__private::Rule4ReadOnly(&t)).len(); } }",
             // Shorthand struct fields.
             "|idx| { let v = x[idx]; for k in 0..n { o[idx] = P { v, k }; } }",
         ] {
