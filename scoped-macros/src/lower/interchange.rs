@@ -195,6 +195,8 @@ impl<'a> Shape<'a> {
             .map(|(name, _)| format_ident!("__scoped_lanes_{}", name, span = mixed))
             .collect();
         let stored_names = stored.iter().map(|(name, _)| name);
+        // What each lane keeps; nothing (the prefix's own `()`) if empty.
+        let kept = (!stored.is_empty()).then(|| quote!((#(#stored_names,)*)));
         let in_loop = self.in_loop.iter().map(|(name, mutable)| {
             let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
             let borrow = if *mutable { quote!(&mut) } else { quote!(&) };
@@ -286,7 +288,7 @@ impl<'a> Shape<'a> {
                         let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
                             #items.map(#[inline(always)] |#item| {
                                 #(#prefix)*
-                                (#(#stored_names,)*)
+                                #kept
                             }),
                         );
                         for #pat in #expr {
