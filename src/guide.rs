@@ -10,6 +10,10 @@
 //!   and dimension order, local memory, barriers, private values,
 //!   atomics, grid-stride loops, sub-group sizes, the rules, and the
 //!   mistakes a GPU lets pass.
+//! * [`closures_and_async`]: kernels written as closures at the launch
+//!   (`kernel_closure!`), kernels generic over the sub-group size, many
+//!   launch arguments and span reductions, and asynchronous launches in a
+//!   `Queue::scope`.
 //!
 //! The numbers are ratios of time to a hand-written rayon peer of the same
 //! kernel (below 1 is faster), from the benchmark crate `scoped-bench`
@@ -20,5 +24,9 @@ pub mod writing_fast_kernels {}
 
 #[doc = include_str!("guide/scatter_and_atomics.md")]
 pub mod scatter_and_atomics {}
+
 #[doc = include_str!("guide/porting.md")]
 pub mod porting {}
+
+#[doc = include_str!("guide/closures_and_async.md")]
+pub mod closures_and_async {}

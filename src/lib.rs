@@ -43,7 +43,7 @@
 mod macros {
     pub use scoped_macros::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-        group_function, kernel, local_memory_environment, memory_environment,
+        group_function, kernel, kernel_closure, local_memory_environment, memory_environment,
         private_memory_environment, single_item, single_item_and_wait,
     };
 }
@@ -51,9 +51,17 @@ mod macros {
 pub use macros::*;
 pub use scoped_runtime::*;
 
+/// `bytemuck`, whose [`Zeroable`] bounds memory without an initial value
+/// (local memory of a generic `T` needs `T: Zeroable`). Its derives work
+/// without a dependency of one's own when told the path:
+/// `#[derive(Zeroable)] #[bytemuck(crate = "scoped::bytemuck")]`.
+pub use bytemuck;
+pub use bytemuck::{Pod, Zeroable};
+
 /// Everything a kernel usually needs: `use scoped::prelude::*;`.
 pub mod prelude {
     pub use crate::macros::*;
+    pub use bytemuck::{Pod, Zeroable};
     /// Group algorithms, their operators, OpenCL aliases and launch reductions.
     pub use scoped_runtime::algorithms::*;
     pub use scoped_runtime::{

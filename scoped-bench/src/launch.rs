@@ -1,6 +1,8 @@
 //! The launch overhead: batches of launches of the empty kernel and of
 //! rayon's empty `par_iter`, alternately.
 
+use std::time::Duration;
+
 use scoped::Queue;
 
 use crate::kernels::launch_overhead;
@@ -53,13 +55,44 @@ pub(crate) fn measure_launch(threads: usize, runs: usize) -> Vec<LaunchRow> {
                     ratios.push(s.as_secs_f64() / r.as_secs_f64());
                 }
             }
+            let (in_scope, scope_ratio) = measure_scope(threads, runs, groups);
             LaunchRow {
                 groups,
                 threads,
                 scoped: median(&mut scoped),
                 rayon: median(&mut rayon),
                 ratio: median_ratio(&mut ratios),
+                in_scope,
+                scope_ratio,
             }
         })
         .collect()
+}
+
+/// Launches inside a `Queue::scope` against blocking ones, alternately, on
+/// one queue with a pool of its own (a scope runs its launches from a
+/// thread of its own, so on the queue's pool, not on the pool it is opened
+/// in): the median in-scope time per launch and the median ratio.
+fn measure_scope(threads: usize, runs: usize, groups: usize) -> (Duration, f64) {
+    const BATCH: usize = 200;
+    let queue = Queue::with_threads(threads).expect("queue");
+    let (mut in_scope, mut ratios) = (Vec::new(), Vec::new());
+    for round in 0..=runs {
+        let blocking_batch = || {
+            launch_overhead::time_batch(BATCH, || launch_overhead::scoped_launch(&queue, groups))
+        };
+        let scope_batch = || launch_overhead::time_scope_batch(BATCH, &queue, groups);
+        let (b, s) = if round % 2 == 0 {
+            let b = blocking_batch();
+            (b, scope_batch())
+        } else {
+            let s = scope_batch();
+            (blocking_batch(), s)
+        };
+        if round > 0 {
+            in_scope.push(s);
+            ratios.push(s.as_secs_f64() / b.as_secs_f64());
+        }
+    }
+    (median(&mut in_scope), median_ratio(&mut ratios))
 }

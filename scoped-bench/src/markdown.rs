@@ -240,7 +240,9 @@ fn launch(s: &mut String, report: &Report) {
         s,
         "\n## Launch overhead\n\n\
          An empty kernel against rayon's empty `par_iter`, per launch; target: at most \
-         {LAUNCH_TARGET:.1}× rayon.\n"
+         {LAUNCH_TARGET:.1}× rayon. The last two columns: the same launches submitted \
+         inside a `Queue::scope` (asynchronous, in order), against blocking launches on \
+         the same queue.\n"
     );
     let columns = [
         ("groups", true),
@@ -248,6 +250,8 @@ fn launch(s: &mut String, report: &Report) {
         ("scoped (µs)", true),
         ("rayon (µs)", true),
         ("scoped/rayon", true),
+        ("in a scope (µs)", true),
+        ("scope/blocking", true),
     ];
     table(
         s,
@@ -260,6 +264,8 @@ fn launch(s: &mut String, report: &Report) {
                 format!("{:.2}", us(l.scoped)),
                 format!("{:.2}", us(l.rayon)),
                 format!("{:.2}{flag}", l.ratio),
+                format!("{:.2}", us(l.in_scope)),
+                format!("{:.2}", l.scope_ratio),
             ]
         }),
     );

@@ -70,6 +70,11 @@ pub(crate) struct LaunchRow {
     /// Median over the batches of `scoped` / rayon, the two run back to
     /// back.
     pub(crate) ratio: f64,
+    /// The same launches submitted inside a `Queue::scope`, per launch.
+    pub(crate) in_scope: Duration,
+    /// Median over the batches of in-scope / blocking launches on one
+    /// queue's pool, run back to back.
+    pub(crate) scope_ratio: f64,
 }
 
 /// Everything one run of the runner measured.

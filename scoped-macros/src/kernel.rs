@@ -100,15 +100,15 @@ fn group_type<'f>(function: &'f syn::ItemFn, group: Option<&syn::Ident>) -> Opti
     })
 }
 
-/// Whether `ty` is a launch reduction's `Reducer` (by name, possibly behind
-/// a reference).
-fn is_reducer(ty: &syn::Type) -> bool {
+/// Whether `ty` is a launch reduction's `Reducer` or `SpanReducer` (by
+/// name, possibly behind a reference).
+pub(crate) fn is_reducer(ty: &syn::Type) -> bool {
     match ty {
         syn::Type::Path(path) => path
             .path
             .segments
             .last()
-            .is_some_and(|s| s.ident == "Reducer"),
+            .is_some_and(|s| s.ident == "Reducer" || s.ident == "SpanReducer"),
         syn::Type::Reference(reference) => is_reducer(&reference.elem),
         syn::Type::Paren(paren) => is_reducer(&paren.elem),
         _ => false,

@@ -11,6 +11,7 @@ use proc_macro::TokenStream;
 use proc_macro2::Span;
 
 mod check;
+mod closure_kernel;
 mod kernel;
 mod lower;
 mod parse;
@@ -143,6 +144,35 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn group_function(attr: TokenStream, item: TokenStream) -> TokenStream {
     kernel::expand(signature::Flavor::GroupFunction, attr.into(), item.into()).into()
+}
+
+/// A kernel written where it is launched: `kernel_closure!(|group, args| body)`
+/// is the closure `|group, args| body` with its body checked and lowered
+/// as `#[kernel]` does a function's (same nesting rules, same errors).
+///
+/// The first parameter is the work group: `group: WorkGroup<D>` or
+/// `WorkGroup<D, S>` by value, or untyped (`|group|`), which gives it the
+/// default sub-group size, as `WorkGroup<D>` does. The other parameters
+/// are what the launch hands every group: none for
+/// `Queue::parallel`, the
+/// windows of its arguments for `parallel_with`; a parameter typed as a
+/// `Reducer` or `SpanReducer` may be combined into inside
+/// `distribute_items!`.
+///
+/// ```ignore
+/// use scoped::prelude::*;
+///
+/// let mut out = vec![0; 64];
+/// Queue::new()
+///     .parallel_with(4, 16, ItemsMut::new(&mut out), kernel_closure!(|group, mut out| {
+///         distribute_items!(group, |idx| out[idx] = idx.global_linear_id());
+///     }))
+///     .unwrap();
+/// assert_eq!(out[63], 63);
+/// ```
+#[proc_macro]
+pub fn kernel_closure(input: TokenStream) -> TokenStream {
+    closure_kernel::expand(input.into()).into()
 }
 
 fn outside_kernel(name: &str) -> TokenStream {

@@ -178,8 +178,19 @@ pub(crate) use sealed::Sealed;
 
 /// Arguments of a launch that hand every work group a part of their own:
 /// output views ([`ItemsMut`](crate::ItemsMut),
-/// [`ChunksMut`](crate::ChunksMut), [`MappedMut`](crate::MappedMut)), inputs ([`ItemsRef`](crate::ItemsRef)), `()` for none, and tuples of up to
-/// four of them. Sealed.
+/// [`ChunksMut`](crate::ChunksMut), [`MappedMut`](crate::MappedMut)),
+/// inputs ([`ItemsRef`](crate::ItemsRef)), launch reductions
+/// ([`reduction`](crate::reduction),
+/// [`reduction_span`](crate::reduction_span)), `()` for none, and tuples
+/// of up to twelve of them (nest tuples for more). Sealed.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a launch argument",
+    label = "not an output view, input view, reduction or tuple of up to 12 of them",
+    note = "launch arguments are `ItemsMut`, `ChunksMut`, `MappedMut`, `ItemsRef`, \
+            `reduction(..)`, `reduction_span(..)`, `()`, or tuples of up to 12 of them (nest a \
+            tuple for more); slices and other shared data need no argument: the kernel closure \
+            borrows them"
+)]
 pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     /// What one work group receives: its window(s).
     type PerGroup;
@@ -245,7 +256,15 @@ macro_rules! tuple_args {
     };
 }
 
-tuple_args!(A 0);
-tuple_args!(A 0, B 1);
-tuple_args!(A 0, B 1, C 2);
-tuple_args!(A 0, B 1, C 2, E 3);
+tuple_args!(A0 0);
+tuple_args!(A0 0, A1 1);
+tuple_args!(A0 0, A1 1, A2 2);
+tuple_args!(A0 0, A1 1, A2 2, A3 3);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10);
+tuple_args!(A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11);

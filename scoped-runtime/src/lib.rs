@@ -36,6 +36,7 @@ mod outputs;
 mod queue;
 mod rules;
 mod scatter;
+mod scope;
 pub mod synchronization;
 
 pub use algorithms::*;
@@ -61,6 +62,7 @@ pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
 pub use queue::{Queue, QueueError};
 pub use scatter::ScatterMut;
+pub use scope::Scope;
 pub use synchronization::{
     sub_group_barrier, sub_group_barrier_with_scope, work_group_barrier,
     work_group_barrier_with_scope, work_group_named_barrier, MemFence, WorkGroupNamedBarrier,
@@ -90,6 +92,11 @@ pub mod __private {
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::GroupLoops;
+
+    /// Fixes the sub-group size of an untyped kernel closure's group to
+    /// the default, as the type `WorkGroup<D>` written out does.
+    #[inline(always)]
+    pub fn default_sub_group_size<const D: usize>(_group: &crate::WorkGroup<D>) {}
     pub use crate::memory::{
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
         private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,

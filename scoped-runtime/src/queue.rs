@@ -154,6 +154,21 @@ impl Queue {
         const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        self.run_checked(shape, args, kernel);
+        Ok(())
+    }
+
+    /// Runs a launch whose `args` passed `__check` for `shape`.
+    pub(crate) fn run_checked<const D: usize, const S: usize, A, K>(
+        &self,
+        shape: LaunchShape<D>,
+        args: A,
+        kernel: K,
+    ) where
+        A: LaunchArgs<D>,
+        K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
+    {
+        const { group_shape::<D, S>() };
         let run_group = |linear: usize| {
             let group_id = shape.num_groups.delinearize(linear);
             let group = WorkGroup::new(
@@ -162,9 +177,9 @@ impl Queue {
                 shape.group_size,
                 shape.global_range,
             );
-            // SAFETY: `__check` succeeded for `shape`, `group_id` is inside
-            // `num_groups`, and rayon runs each linear id exactly once, so
-            // no two windows for the same group exist.
+            // SAFETY: the caller checked `args` for `shape`, `group_id` is
+            // inside `num_groups`, and rayon runs each linear id exactly
+            // once, so no two windows for the same group exist.
             let part = unsafe { args.__for_group(group_id, &shape) };
             let _fresh = GroupScope::enter();
             kernel(group, part);
@@ -179,7 +194,6 @@ impl Queue {
             None => run(),
         }
         args.__finish();
-        Ok(())
     }
 }
 

@@ -21,6 +21,18 @@ pub(crate) fn scoped_launch(queue: &Queue, groups: usize) {
     queue.parallel(groups, 1, empty).expect("empty launch");
 }
 
+/// Mean time of one launch of the empty kernel over `batch` launches
+/// submitted inside one `Queue::scope`, from its start to its end.
+pub(crate) fn time_scope_batch(batch: usize, queue: &Queue, groups: usize) -> Duration {
+    let start = Instant::now();
+    queue.scope(|s| {
+        for _ in 0..batch {
+            s.parallel(groups, 1, empty).expect("empty launch");
+        }
+    });
+    start.elapsed() / batch as u32
+}
+
 /// The peer: `(0..groups).into_par_iter().for_each(...)` with an empty
 /// body, on the current rayon pool.
 pub(crate) fn rayon_launch(groups: usize) {

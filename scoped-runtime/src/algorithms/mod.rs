@@ -24,7 +24,7 @@
 //! | joint | [`joint_reduce`], [`joint_inclusive_scan`], [`joint_exclusive_scan`] (and `_with_init`), [`joint_any_of`], [`joint_all_of`], [`joint_none_of`] | SYCL 2020 `joint_*` |
 //! | shuffles | [`shift_group_left`], [`shift_group_right`], [`permute_group_by_xor`], [`select_from_group`] | SYCL 2020 group functions |
 //! | OpenCL | `work_group_*`, `sub_group_*`, [`WorkGroupOp`] | OpenCL C++ work-group functions |
-//! | launch reductions | [`reduction`], [`Reduction`], [`Reducer`] | SYCL 2020 `reduction` |
+//! | launch reductions | [`reduction`], [`Reduction`], [`Reducer`]; over arrays [`reduction_span`], [`ReductionSpan`], [`SpanReducer`] | SYCL 2020 `reduction` (scalar and span) |
 //!
 //! Operators and identities are listed on [`GroupOperator`].
 //!
@@ -51,6 +51,7 @@ mod operators;
 mod predicates;
 mod reduce;
 mod reduction;
+mod reduction_span;
 mod scan;
 mod shuffle;
 mod simd;
@@ -77,6 +78,7 @@ pub use predicates::{
 };
 pub use reduce::{reduce_over_group, reduce_over_group_with_init};
 pub use reduction::{reduction, Reducer, Reduction};
+pub use reduction_span::{reduction_span, ReductionSpan, SpanReducer};
 pub use scan::{
     exclusive_scan_over_group, exclusive_scan_over_group_with_init, inclusive_scan_over_group,
     inclusive_scan_over_group_with_init,
