@@ -740,9 +740,8 @@ fn collective_inside_items(group: WorkGroup<1>) {
 }
 
 #[test]
-#[cfg(debug_assertions)]
 #[should_panic(expected = "`reduce_over_group` is a collective")]
-fn collectives_inside_distribute_items_panic_in_debug_builds() {
+fn collectives_inside_distribute_items_panic() {
     Queue::new()
         .parallel(1, 4, collective_inside_items)
         .unwrap();

@@ -173,7 +173,7 @@ fn contains_checks_every_dimension() {
 }
 
 #[test]
-#[should_panic(expected = "index out of bounds")]
+#[should_panic(expected = "get: dimension 2 is out of range for Id[1, 2], which has 2 dimensions")]
 fn get_out_of_range_dimension_panics() {
     let _ = Id::new([1, 2]).get(2);
 }

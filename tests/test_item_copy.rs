@@ -334,7 +334,6 @@ fn stage_in_distribute_items(group: WorkGroup<1>, input: ItemsRefWindow<'_, i32>
     });
 }
 
-#[cfg(debug_assertions)]
 #[test]
 fn a_copy_reached_inside_distribute_items_panics_with_rule_2() {
     let input = input();

@@ -119,7 +119,8 @@ fn read_outside(group: WorkGroup<1>, input: ItemsRefWindow<'_, i64>) {
 
 #[test]
 #[should_panic(
-    expected = "global id 23 is not an item of this group or is outside the launch's range 20"
+    expected = "ItemsRef: global id 23 is not an item of this group (of this launch) or is outside \
+                the launch's range 20"
 )]
 fn ids_outside_the_launch_panic() {
     let input = values(20);

@@ -684,9 +684,8 @@ fn keep_item(group: WorkGroup<1>, kept: &Mutex<Option<SItem<1>>>) {
 }
 
 /// An item of work group 0, kept from an earlier launch, used by work
-/// group 1 to index its window: debug builds refuse it like any other id
-/// outside the window.
-#[cfg(debug_assertions)]
+/// group 1 to index its window: refused like any other id outside the
+/// window.
 #[test]
 #[should_panic(
     expected = "global id 3 is outside this work group's window of ItemsMut \

@@ -751,8 +751,8 @@ fn foreign_private_index(group: WorkGroup<1, 4>, kept: &Mutex<Option<SItem<1>>>)
 
 #[test]
 #[should_panic(
-    expected = "private memory: item with global id 0 is not in the group whose \
-                           items start at global id 4 with range 4"
+    expected = "private memory: the item with global id 0 is not one of the items of the \
+                group whose items start at global id 4 with range 4"
 )]
 fn private_memory_indexed_with_an_item_of_another_group_panics() {
     let kept = Mutex::new(None);

@@ -1,8 +1,8 @@
 //! The run-time side of the nesting rules: a collective that a helper
 //! function reaches from inside `distribute_items!` (nesting rule 2) or
-//! `single_item!` (rule 3), where `#[kernel]` cannot see it, panics in
-//! debug builds with the rule's message; called in the group's scope, the
-//! same helper works. Release builds do not check.
+//! `single_item!` (rule 3), where `#[kernel]` cannot see it, panics with
+//! the rule's message, in debug and release builds; called in the group's
+//! scope, the same helper works.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,7 +69,6 @@ fn helpers_in_the_groups_scope_run_their_collectives() {
     assert_eq!(counter.into_inner(), 2 * groups * size);
 }
 
-#[cfg(debug_assertions)]
 #[test]
 fn a_collective_reached_inside_distribute_items_panics_with_rule_2() {
     let counter = AtomicUsize::new(0);
@@ -90,7 +89,6 @@ fn a_collective_reached_inside_distribute_items_panics_with_rule_2() {
     assert_eq!(counter.into_inner(), 0);
 }
 
-#[cfg(debug_assertions)]
 #[test]
 fn a_collective_reached_inside_single_item_panics_with_rule_3() {
     let counter = AtomicUsize::new(0);
@@ -107,7 +105,6 @@ fn a_collective_reached_inside_single_item_panics_with_rule_3() {
     assert_eq!(counter.into_inner(), 0);
 }
 
-#[cfg(debug_assertions)]
 #[test]
 fn the_check_recovers_after_a_violation() {
     // One thread runs every group, before and after the panic: the item
@@ -124,20 +121,6 @@ fn the_check_recovers_after_a_violation() {
         .parallel(2, 4, |group: WorkGroup<1>| helper_in_scope(group, &counter))
         .unwrap();
     assert_eq!(counter.into_inner(), 2 * 2 * 4);
-}
-
-#[cfg(not(debug_assertions))]
-#[test]
-fn release_builds_do_not_check() {
-    // Same misuse as above; without the check each item runs the helper,
-    // which counts the group's items: items * items per group.
-    let counter = AtomicUsize::new(0);
-    Queue::new()
-        .parallel(2, 4, |group: WorkGroup<1>| {
-            helper_in_distribute_items(group, &counter)
-        })
-        .unwrap();
-    assert_eq!(counter.into_inner(), 2 * 4 * 4);
 }
 
 #[kernel]

@@ -8,6 +8,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Error, FnArg, GenericParam, Item};
 
 use crate::check::{BindingKind, Context};
+use crate::group_size;
 use crate::lower;
 use crate::signature::{self, Flavor};
 use crate::walk::Walker;
@@ -15,11 +16,17 @@ use crate::walk::Walker;
 /// Expands the attribute `flavor` with arguments `attr` on `item`.
 pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Vec::new();
-    if !attr.is_empty() {
-        errors.push(Error::new_spanned(
+    let mut size = None;
+    match flavor {
+        Flavor::Kernel => match group_size::parse(attr) {
+            Ok(parsed) => size = parsed,
+            Err(error) => errors.push(error),
+        },
+        Flavor::GroupFunction if !attr.is_empty() => errors.push(Error::new_spanned(
             attr,
             format!("{} takes no arguments", flavor.attribute()),
-        ));
+        )),
+        Flavor::GroupFunction => {}
     }
     let mut function = match syn::parse2::<Item>(item.clone()) {
         Ok(Item::Fn(function)) => function,
@@ -49,6 +56,8 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     if let Some(error) = group.error {
         errors.push(error);
         ctx.poisoned = true;
+    } else if let Some(size) = &size {
+        errors.extend(group_size::check(size, &function, group.name.as_ref()));
     }
     for (index, arg) in function.sig.inputs.iter().enumerate() {
         if let FnArg::Typed(param) = arg {
@@ -71,6 +80,15 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     }
 
     let mut walker = Walker::new(ctx);
+    walker.slice_params = function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(param) => crate::lower::group_slice::slice_param(param),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
     walker.visit_block_mut(&mut function.block);
     if let Some(shape) = shape {
         function.block.stmts.insert(0, syn::parse_quote!(#shape));
@@ -82,6 +100,14 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[inline]));
     }
     errors.extend(walker.errors);
+    if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
+        // After the walk: the early return is the check's, not the user's,
+        // and no rule applies to it.
+        function
+            .block
+            .stmts
+            .insert(0, group_size::prologue(size, name));
+    }
     if !errors.is_empty() {
         // The errors are the user's to fix; the placeholders that replace
         // what could not be lowered would add only lint noise.
@@ -262,6 +288,44 @@ mod tests {
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
         assert!(
             lowered.starts_with("# [inline] # [allow (unused)]"),
+            "{lowered}"
+        );
+    }
+
+    #[test]
+    fn slice_parameters_read_at_the_global_id_go_through_group_slices() {
+        let kernel = quote! {
+            fn k(group: WorkGroup<1>, a: &[f32], n: usize, mut out: ItemsWindow<'_, f32>) {
+                distribute_items!(group, |idx| {
+                    let gid = idx.global_linear_id();
+                    if gid < n {
+                        out[idx] = a[gid].sqrt();
+                    }
+                });
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        assert!(
+            lowered.contains("GroupSlice :: new (a , & group)"),
+            "{lowered}"
+        );
+        assert!(lowered.contains("distribute_items_sliced"), "{lowered}");
+        assert!(!lowered.contains("compile_error"), "{lowered}");
+    }
+
+    #[test]
+    fn group_size_starts_the_kernel_with_its_check() {
+        let kernel = quote! {
+            fn k(group: WorkGroup<2>) {
+                distribute_items!(group, |_idx| {});
+            }
+        };
+        let lowered = expand(Flavor::Kernel, quote!(group_size = [16, 8]), kernel).to_string();
+        let body = lowered.split_once('{').unwrap().1.trim_start();
+        assert!(
+            body.starts_with(
+                "# [allow (unused_variables)] let group = match :: scoped :: __private :: require_group_size (group , [16usize , 8usize])"
+            ),
             "{lowered}"
         );
     }

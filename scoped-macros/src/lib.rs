@@ -12,6 +12,7 @@ use proc_macro2::Span;
 
 mod check;
 mod closure_kernel;
+mod group_size;
 mod kernel;
 mod lower;
 mod parse;
@@ -91,6 +92,49 @@ mod walk;
 /// `G`) the runtime checks them when it generates code for each use, so
 /// the error comes with `cargo build`, not `cargo check`: Rust evaluates
 /// such assertions only then.
+///
+/// # Required group size
+///
+/// `#[kernel(group_size = 128)]` (`[16, 16]` for a `WorkGroup<2>`,
+/// `[a, b, c]` for a `WorkGroup<3>`) requires every launch of the kernel to
+/// have groups of exactly that range, as SYCL 2020's
+/// `reqd_work_group_size` does (section 5.8.1). The extents are integer
+/// literals, at least 1, one per dimension of the group parameter; the
+/// kernel returns `()`.
+///
+/// The range is then a compile-time constant of the kernel: its item
+/// loops have constant trip counts, with no remainder loop when the vector
+/// width divides the extent. A launch with another group size returns
+/// `LaunchError::GroupSize` naming both ranges, and no kernel body runs:
+/// each group checks its range before the kernel's first statement and on
+/// a mismatch the kernel returns at once; the launch then starts no more
+/// groups and returns the error (nothing is written, launch reductions
+/// keep their targets). Every group of a launch has the same range, so
+/// either all groups run or none.
+///
+/// ```ignore
+/// use scoped::prelude::*;
+/// use scoped::LaunchError;
+///
+/// #[kernel(group_size = 4)]
+/// fn fill(group: WorkGroup<1>, mut out: ItemsWindow<'_, usize>) {
+///     distribute_items!(group, |idx| out[idx] = idx.global_linear_id());
+/// }
+///
+/// let mut out = vec![0; 8];
+/// let refused = Queue::new()
+///     .parallel_with(4, 2, ItemsMut::new(&mut out), |g, w| fill(g, w))
+///     .unwrap_err();
+/// assert_eq!(
+///     refused,
+///     LaunchError::GroupSize { required: "4".into(), group_size: "2".into() }
+/// );
+/// assert_eq!(out, [0; 8]);
+/// Queue::new()
+///     .parallel_with(2, 4, ItemsMut::new(&mut out), |g, w| fill(g, w))
+///     .unwrap();
+/// assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7]);
+/// ```
 ///
 /// # Outputs
 ///

@@ -24,6 +24,8 @@ pub(crate) struct Walker {
     pub(crate) errors: Vec<syn::Error>,
     /// How many of our macros and rule-4 reads were lowered so far.
     replaced: usize,
+    /// The function's shared-slice parameters (`lower::group_slice`).
+    pub(crate) slice_params: Vec<syn::Ident>,
 }
 
 impl Walker {
@@ -32,6 +34,7 @@ impl Walker {
             ctx,
             errors: Vec::new(),
             replaced: 0,
+            slice_params: Vec::new(),
         }
     }
 
@@ -122,8 +125,19 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
+        // Parameters that a binding in scope here shadows are not the slices.
+        let slices: Vec<syn::Ident> = self
+            .slice_params
+            .iter()
+            .filter(|s| {
+                self.ctx
+                    .lookup(s)
+                    .is_some_and(|b| b.kind == BindingKind::Param)
+            })
+            .cloned()
+            .collect();
         Some(
-            syn::parse2(lower::invocation(&inv, &self.ctx.generics)).unwrap_or_else(|e| {
+            syn::parse2(lower::invocation(&inv, &self.ctx.generics, &slices)).unwrap_or_else(|e| {
                 let tokens = e.to_compile_error();
                 syn::parse_quote!({ #tokens })
             }),

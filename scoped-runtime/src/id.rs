@@ -34,10 +34,12 @@ macro_rules! index_type {
             /// Returns component `dimension`.
             ///
             /// # Panics
-            /// If `dimension >= D`.
+            /// If `dimension >= D`, naming it and the value.
             #[inline(always)]
             #[must_use]
+            #[track_caller]
             pub fn get(self, dimension: usize) -> usize {
+                check_dimension::<D, _>(dimension, "get", self);
                 self.0[dimension]
             }
         }
@@ -51,6 +53,7 @@ macro_rules! index_type {
         impl<const D: usize> Index<usize> for $name<D> {
             type Output = usize;
             #[inline(always)]
+            #[track_caller]
             fn index(&self, dimension: usize) -> &usize {
                 &self.0[dimension]
             }
@@ -58,6 +61,7 @@ macro_rules! index_type {
 
         impl<const D: usize> IndexMut<usize> for $name<D> {
             #[inline(always)]
+            #[track_caller]
             fn index_mut(&mut self, dimension: usize) -> &mut usize {
                 &mut self.0[dimension]
             }
@@ -153,13 +157,22 @@ impl<const D: usize> Id<D> {
 impl<const D: usize> Range<D> {
     /// Number of points in the space: the product of the components
     /// (SYCL `range::size()`).
+    ///
+    /// # Panics
+    /// If the product overflows `usize`, naming the range (a launch's
+    /// ranges never do: launches check it).
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn size(self) -> usize {
-        self.0.iter().product()
+        match self.checked_size() {
+            Some(size) => size,
+            None => size_overflow(self),
+        }
     }
 
     /// Like [`size`](Self::size), but `None` if the product overflows `usize`.
+    #[inline(always)]
     #[must_use]
     pub fn checked_size(self) -> Option<usize> {
         self.0.iter().try_fold(1usize, |acc, &r| acc.checked_mul(r))
@@ -192,9 +205,16 @@ impl<const D: usize> Range<D> {
 
     /// Inverse of [`linearize`](Self::linearize): the id at row-major
     /// position `linear`. `linear` is not checked.
+    ///
+    /// # Panics
+    /// If the range is empty (a zero component), naming it and `linear`.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn delinearize(self, mut linear: usize) -> Id<D> {
+        if self.0.contains(&0) {
+            delinearize_empty(self, linear);
+        }
         let mut id = [0; D];
         for d in (1..D).rev() {
             id[d] = linear % self.0[d];
@@ -207,26 +227,106 @@ impl<const D: usize> Range<D> {
     }
 }
 
+/// Component-wise sum.
+///
+/// # Panics
+/// If a component overflows `usize`, naming both ids.
 impl<const D: usize> Add for Id<D> {
     type Output = Id<D>;
     #[inline(always)]
-    fn add(mut self, rhs: Id<D>) -> Id<D> {
+    #[track_caller]
+    fn add(self, rhs: Id<D>) -> Id<D> {
+        let mut out = self;
         for d in 0..D {
-            self.0[d] += rhs.0[d];
+            match self.0[d].checked_add(rhs.0[d]) {
+                Some(sum) => out.0[d] = sum,
+                None => arithmetic_overflow(self, '+', rhs),
+            }
+        }
+        out
+    }
+}
+
+/// Component-wise difference.
+///
+/// # Panics
+/// If a component of `rhs` is larger than that of `self`, naming both ids.
+impl<const D: usize> Sub for Id<D> {
+    type Output = Id<D>;
+    #[inline(always)]
+    #[track_caller]
+    fn sub(self, rhs: Id<D>) -> Id<D> {
+        let mut out = self;
+        for d in 0..D {
+            match self.0[d].checked_sub(rhs.0[d]) {
+                Some(difference) => out.0[d] = difference,
+                None => arithmetic_overflow(self, '-', rhs),
+            }
+        }
+        out
+    }
+}
+
+impl<const D: usize> Id<D> {
+    /// `self + by` for ids whose sum is an id of a launch, which fits in
+    /// `usize` (launches check it): the item loops' own sum, free of the
+    /// public operator's check.
+    #[inline(always)]
+    pub(crate) fn plus(mut self, by: Id<D>) -> Id<D> {
+        for d in 0..D {
+            self.0[d] += by.0[d];
         }
         self
     }
 }
 
-impl<const D: usize> Sub for Id<D> {
-    type Output = Id<D>;
-    #[inline(always)]
-    fn sub(mut self, rhs: Id<D>) -> Id<D> {
-        for d in 0..D {
-            self.0[d] -= rhs.0[d];
-        }
-        self
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn arithmetic_overflow<const D: usize>(lhs: Id<D>, op: char, rhs: Id<D>) -> ! {
+    panic!("{lhs:?} {op} {rhs:?} overflows usize in some dimension")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn size_overflow<const D: usize>(range: Range<D>) -> ! {
+    panic!("the size of {range:?} (the product of its components) overflows usize")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn delinearize_empty<const D: usize>(range: Range<D>, linear: usize) -> ! {
+    panic!("cannot delinearize {linear} in {range:?}: the range is empty (a zero component)")
+}
+
+/// Panics, naming `dimension`, `D` and what was asked of whom, unless
+/// `dimension < D`. `whose` names the value in the message; it is passed
+/// by value, as a reference passed to a call would make the optimiser keep
+/// the value in memory around every item loop that asks.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn check_dimension<const D: usize, W: fmt::Debug>(
+    dimension: usize,
+    method: &'static str,
+    whose: W,
+) {
+    if dimension >= D {
+        bad_dimension(dimension, D, method, whose);
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn bad_dimension<W: fmt::Debug>(dimension: usize, dimensions: usize, method: &str, whose: W) -> ! {
+    let plural = if dimensions == 1 { "" } else { "s" };
+    panic!(
+        "{method}: dimension {dimension} is out of range for {whose:?}, which has {dimensions} \
+         dimension{plural} (0 ..= {})",
+        dimensions.saturating_sub(1)
+    )
 }
 
 /// Component-wise product of a group id and a group size: the first global
@@ -234,6 +334,7 @@ impl<const D: usize> Sub for Id<D> {
 #[inline(always)]
 pub(crate) fn scale<const D: usize>(id: Id<D>, by: Range<D>) -> Id<D> {
     let mut out = id.0;
+    // No overflow: the product is the first id of a group of a launch.
     for (component, size) in out.iter_mut().zip(by.0) {
         *component *= size;
     }

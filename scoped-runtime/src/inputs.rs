@@ -14,6 +14,7 @@ use std::ops::Index;
 use crate::id::{scale, Id, Range};
 use crate::item::SItem;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
+use crate::tag::GroupTag;
 
 /// A read-only input with one element per logical item of the launch, in
 /// row-major global linear order. Each work group gets an
@@ -51,6 +52,8 @@ pub struct ItemsRefWindow<'a, T, const D: usize = 1> {
     global_range: Range<D>,
     first: Id<D>,
     range: Range<D>,
+    /// The work group the window belongs to.
+    tag: GroupTag,
 }
 
 impl<'a, T, const D: usize> ItemsRefWindow<'a, T, D> {
@@ -86,10 +89,14 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
     type Output = T;
 
     /// The element of `item`, one of this group's items.
+    ///
+    /// # Panics
+    /// For an item of another work group or launch, naming its global id
+    /// and the group's items.
     #[inline(always)]
     #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
-        let Some(offset) = item.offset_in_group(self.first, self.range, self.global_range) else {
+        let Some(offset) = item.offset_in_group(self.tag, self.range, self.global_range) else {
             outside(item.global_id(), self.global_range)
         };
         // SAFETY: `group` starts at the group's first item, `first`, and
@@ -137,7 +144,7 @@ impl<T> Index<usize> for ItemsRefWindow<'_, T, 1> {
 #[inline(never)]
 #[track_caller]
 fn outside<const D: usize>(id: Id<D>, global_range: Range<D>) -> ! {
-    panic!("ItemsRef: global id {id} is not an item of this group or is outside the launch's range {global_range}")
+    panic!("ItemsRef: global id {id} is not an item of this group (of this launch) or is outside the launch's range {global_range}")
 }
 
 impl<T, const D: usize> fmt::Debug for ItemsRefWindow<'_, T, D> {
@@ -169,7 +176,12 @@ impl<'a, T: Sync, const D: usize> LaunchArgs<D> for ItemsRef<'a, T, D> {
     }
 
     #[inline(always)]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        tag: GroupTag,
+    ) -> Self::PerGroup {
         let first = scale(group_id, shape.group_size);
         ItemsRefWindow {
             data: self.data,
@@ -179,6 +191,7 @@ impl<'a, T: Sync, const D: usize> LaunchArgs<D> for ItemsRef<'a, T, D> {
             global_range: shape.global_range,
             first,
             range: shape.group_size,
+            tag,
         }
     }
 }

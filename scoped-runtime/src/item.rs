@@ -1,7 +1,8 @@
 //! `SItem<D>`: a logical work item inside `distribute_items!` (spec: `s_item`).
 
 use crate::group::ScopedGroup;
-use crate::id::{Id, Range};
+use crate::id::{check_dimension, Id, Range};
+use crate::tag::GroupTag;
 
 /// One logical work item, handed to the closure of `distribute_items!`
 /// (scoped parallelism v2, "New class s_item").
@@ -19,6 +20,8 @@ pub struct SItem<const D: usize> {
     innermost_local_range: Range<D>,
     /// Id relative to the work group the item belongs to.
     work_group_local_id: Id<D>,
+    /// The work group (of its launch) the item belongs to.
+    tag: GroupTag,
 }
 
 impl<const D: usize> SItem<D> {
@@ -29,6 +32,7 @@ impl<const D: usize> SItem<D> {
         innermost_local_id: Id<D>,
         innermost_local_range: Range<D>,
         work_group_local_id: Id<D>,
+        tag: GroupTag,
     ) -> Self {
         Self {
             global_id,
@@ -36,6 +40,7 @@ impl<const D: usize> SItem<D> {
             innermost_local_id,
             innermost_local_range,
             work_group_local_id,
+            tag,
         }
     }
 
@@ -49,6 +54,19 @@ impl<const D: usize> SItem<D> {
         self
     }
 
+    /// The work group, of its launch, that made this item.
+    #[inline(always)]
+    pub(crate) fn tag(&self) -> GroupTag {
+        self.tag
+    }
+
+    /// The item as panic messages name it (a value: see
+    /// [`check_dimension`]).
+    #[inline(always)]
+    fn name(&self) -> ItemName<D> {
+        ItemName(self.global_id)
+    }
+
     /// Id of this item relative to its work group; windows index with it.
     #[inline(always)]
     pub(crate) fn work_group_local_id(&self) -> Id<D> {
@@ -56,26 +74,24 @@ impl<const D: usize> SItem<D> {
     }
 
     /// Row-major distance, in the launch's global range, from the first
-    /// item of the work group whose first global id is `first` and whose
-    /// range is `range` to this item, if it is one of that group's items.
-    /// Found from the item's id in its work group, so that in a
-    /// `distribute_items!` loop the check is one the optimiser can prove,
-    /// and kept apart from the group's own position (which windows add to
-    /// their base pointer once per group) so that the optimiser sees
-    /// consecutive items at consecutive addresses. An item of another work
-    /// group with a local id inside `range` (items are `Copy`, so one can
-    /// be kept from an earlier group) is refused in debug builds only; in
-    /// release builds it gets the offset of the same local id in this
-    /// group, which is still inside the group.
+    /// item of the work group tagged `tag` whose range is `range` to this
+    /// item, if it is one of that group's items. Found from the item's id
+    /// in its work group, so that in a `distribute_items!` loop the check
+    /// is one the optimiser can prove, and kept apart from the group's own
+    /// position (which windows add to their base pointer once per group)
+    /// so that the optimiser sees consecutive items at consecutive
+    /// addresses. An item of another work group or launch (items are
+    /// `Copy`, so one can be kept) has another tag: the compare is of two
+    /// values fixed before the item loop, so it leaves the loop.
     #[inline(always)]
     pub(crate) fn offset_in_group(
         &self,
-        first: Id<D>,
+        tag: GroupTag,
         range: Range<D>,
         global_range: Range<D>,
     ) -> Option<usize> {
         let local = self.work_group_local_id;
-        if !range.contains(local) || (cfg!(debug_assertions) && first + local != self.global_id) {
+        if self.tag != tag || !range.contains(local) {
             return None;
         }
         // `linearize` is linear: this plus `linearize(first)` is
@@ -94,10 +110,12 @@ impl<const D: usize> SItem<D> {
     /// [`global_range`](Self::global_range) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn global_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "global_range_dim", self.name());
         self.global_range[dimension]
     }
 
@@ -118,10 +136,12 @@ impl<const D: usize> SItem<D> {
     /// [`global_id`](Self::global_id) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn global_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "global_id_dim", self.name());
         self.global_id[dimension]
     }
 
@@ -142,10 +162,12 @@ impl<const D: usize> SItem<D> {
     /// [`innermost_local_range`](Self::innermost_local_range) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn innermost_local_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "innermost_local_range_dim", self.name());
         self.innermost_local_range[dimension]
     }
 
@@ -167,10 +189,12 @@ impl<const D: usize> SItem<D> {
     /// [`innermost_local_id`](Self::innermost_local_id) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn innermost_local_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "innermost_local_id_dim", self.name());
         self.innermost_local_id[dimension]
     }
 
@@ -183,9 +207,13 @@ impl<const D: usize> SItem<D> {
             .linearize(self.innermost_local_id)
     }
 
-    /// Id of this item relative to `group`, which must contain it
-    /// (equivalent to `group.logical_local_id(self)`).
+    /// Id of this item relative to `group` (equivalent to
+    /// `group.logical_local_id(self)`).
+    ///
+    /// # Panics
+    /// If `group` does not contain the item, naming both.
     #[inline(always)]
+    #[track_caller]
     #[must_use]
     pub fn local_id<G: ScopedGroup<D>>(&self, group: &G) -> Id<D> {
         group.logical_local_id(self)
@@ -194,15 +222,21 @@ impl<const D: usize> SItem<D> {
     /// [`local_id`](Self::local_id) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn local_id_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "local_id_dim", self.name());
         group.logical_local_id(self)[dimension]
     }
 
     /// Row-major linear id of this item relative to `group`.
+    ///
+    /// # Panics
+    /// If `group` does not contain the item, naming both.
     #[inline(always)]
+    #[track_caller]
     #[must_use]
     pub fn local_linear_id<G: ScopedGroup<D>>(&self, group: &G) -> usize {
         group.logical_local_linear_id(self)
@@ -219,10 +253,12 @@ impl<const D: usize> SItem<D> {
     /// [`local_range`](Self::local_range) in `dimension`.
     ///
     /// # Panics
-    /// If `dimension >= D`.
+    /// If `dimension >= D`, naming it and the item.
     #[inline(always)]
     #[must_use]
+    #[track_caller]
     pub fn local_range_dim<G: ScopedGroup<D>>(&self, group: &G, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "local_range_dim", self.name());
         group.logical_local_range()[dimension]
     }
 
@@ -231,5 +267,15 @@ impl<const D: usize> SItem<D> {
     #[must_use]
     pub fn local_linear_range<G: ScopedGroup<D>>(&self, group: &G) -> usize {
         group.logical_local_linear_range()
+    }
+}
+
+/// An item as panic messages name it: "the item with global id …".
+#[derive(Clone, Copy)]
+pub(crate) struct ItemName<const D: usize>(pub(crate) Id<D>);
+
+impl<const D: usize> std::fmt::Debug for ItemName<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the item with global id {}", self.0)
     }
 }

@@ -5,6 +5,7 @@ use std::error::Error;
 use std::fmt;
 
 use crate::id::{Id, Range};
+use crate::tag::GroupTag;
 
 /// The validated shape of a launch: `num_groups` work groups of
 /// `group_size` logical items each, `global_range` items in all.
@@ -92,6 +93,32 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// Memory the launch needs for an argument could not be allocated:
+    /// a [`reduction`](crate::reduction) keeps one result per work group.
+    OutOfMemory {
+        /// Position of the argument among the launch arguments.
+        position: usize,
+        /// What the memory is for.
+        what: String,
+        /// Bytes asked for; `None` if the count overflows `usize`.
+        bytes: Option<usize>,
+    },
+    /// More work groups than the process has group tags left for (2^64
+    /// over its lifetime); every work group of a launch gets its own.
+    TooManyGroups {
+        /// The number of work groups of the launch.
+        groups: usize,
+    },
+    /// The kernel requires another group size
+    /// (`#[kernel(group_size = ...)]`, SYCL's `reqd_work_group_size`). No
+    /// kernel body ran: every group checks before its body, and the
+    /// launch starts no more groups once one has refused.
+    GroupSize {
+        /// The range the kernel requires.
+        required: String,
+        /// The group size of the launch.
+        group_size: String,
+    },
     /// A [`MappedMut`](crate::MappedMut) whose mapper does not fit the
     /// launch (a window outside the buffer, a dimension the launch lacks).
     BadMapping {
@@ -140,6 +167,36 @@ impl fmt::Display for LaunchError {
                 f,
                 "launch refused: argument {position} ({view}) has {len} elements, but the \
                  launch needs {needed} ({covers})"
+            ),
+            LaunchError::OutOfMemory {
+                position,
+                what,
+                bytes: Some(bytes),
+            } => write!(
+                f,
+                "launch refused: argument {position} needs {bytes} bytes ({what}), which could \
+                 not be allocated"
+            ),
+            LaunchError::OutOfMemory {
+                position,
+                what,
+                bytes: None,
+            } => write!(
+                f,
+                "launch refused: argument {position} needs more than usize::MAX bytes ({what})"
+            ),
+            LaunchError::TooManyGroups { groups } => write!(
+                f,
+                "launch refused: {groups} work groups are more than the process has group tags \
+                 left for"
+            ),
+            LaunchError::GroupSize {
+                required,
+                group_size,
+            } => write!(
+                f,
+                "launch refused: the kernel requires group_size = {required} \
+                 (#[kernel(group_size = ...)]), the launch has group_size = {group_size}"
             ),
             LaunchError::EmptyChunks { position } => {
                 write!(
@@ -199,14 +256,20 @@ pub trait LaunchArgs<const D: usize>: Sync + Sealed {
     #[doc(hidden)]
     fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError>;
 
-    /// The part of the arguments that belongs to group `group_id`.
+    /// The part of the arguments that belongs to group `group_id`, whose
+    /// tag is `tag`.
     ///
     /// # Safety
     /// `__check` succeeded for `shape`, `group_id` is inside
     /// `shape.num_groups`, and no other live `PerGroup` of these arguments
     /// was made for the same `group_id`.
     #[doc(hidden)]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup;
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        tag: GroupTag,
+    ) -> Self::PerGroup;
 
     /// Runs once after every group has finished without panicking (where
     /// reductions combine their partial results into their targets).
@@ -228,7 +291,7 @@ impl<const D: usize> LaunchArgs<D> for () {
     }
 
     #[inline(always)]
-    unsafe fn __for_group(&self, _: Id<D>, _: &LaunchShape<D>) {}
+    unsafe fn __for_group(&self, _: Id<D>, _: &LaunchShape<D>, _: GroupTag) {}
 }
 
 macro_rules! tuple_args {
@@ -244,9 +307,14 @@ macro_rules! tuple_args {
             }
 
             #[inline(always)]
-            unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+            unsafe fn __for_group(
+                &self,
+                group_id: Id<D>,
+                shape: &LaunchShape<D>,
+                tag: GroupTag,
+            ) -> Self::PerGroup {
                 // SAFETY: the caller's contract holds for every element.
-                unsafe { ($(self.$index.__for_group(group_id, shape),)+) }
+                unsafe { ($(self.$index.__for_group(group_id, shape, tag),)+) }
             }
 
             fn __finish(self) {

@@ -38,6 +38,7 @@ mod rules;
 mod scatter;
 mod scope;
 pub mod synchronization;
+mod tag;
 
 pub use algorithms::*;
 pub use async_copy::DeviceEvent;
@@ -55,8 +56,8 @@ pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
 pub use mapped::{MappedMut, MappedWindow, RangeMapper};
 pub use memory::{
-    LocalInit, PrivateMem, LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_BYTES, MAX_LOCAL_MEM_SLICE_BYTES,
-    PRIVATE_STACK_BYTES,
+    LocalInit, PrivateMem, LOCAL_MEM_NESTING, LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_BYTES,
+    MAX_LOCAL_MEM_SLICE_BYTES, PRIVATE_STACK_BYTES, WORKER_STACK_BYTES,
 };
 pub use memory_scope::MemoryScope;
 pub use outputs::{ChunkWindow, ChunksMut, ItemsMut, ItemsWindow};
@@ -78,6 +79,10 @@ pub mod __private {
         single_item, single_item_and_wait,
     };
     pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::group_size::require_group_size;
+    pub use crate::lowering::group_slice::{
+        distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,
+    };
     pub use crate::lowering::guard::{
         distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
         OtherLeaf, PlainLeaf, UsizeBound,
@@ -101,4 +106,5 @@ pub mod __private {
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
         private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
     };
+    pub use crate::tag::GroupTag;
 }

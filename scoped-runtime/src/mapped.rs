@@ -304,7 +304,12 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for MappedMut<'a, T, D> {
     }
 
     #[inline(always)]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        _: crate::tag::GroupTag,
+    ) -> Self::PerGroup {
         let (first, range) = self.mapper.window(
             scale(group_id, shape.group_size),
             shape.group_size,

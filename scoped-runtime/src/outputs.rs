@@ -14,6 +14,7 @@ use std::ops::{Index, IndexMut};
 use crate::id::{scale, Id, Range};
 use crate::item::SItem;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
+use crate::tag::GroupTag;
 
 /// An output with one element per logical item of the launch, laid out in
 /// row-major global linear order. Each work group gets an [`ItemsWindow`]
@@ -59,6 +60,8 @@ pub struct ItemsWindow<'a, T, const D: usize = 1> {
     global_range: Range<D>,
     first: Id<D>,
     range: Range<D>,
+    /// The work group the window belongs to.
+    tag: GroupTag,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -106,6 +109,11 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
     }
 }
 
+/// Panics for `id` outside the window: a global id, or the id of an item
+/// of another work group or launch (items are `Copy`). It takes the values
+/// it took before the tags: variants of it that took one more argument or
+/// did more work made the 2-D Jacobi kernel 4-5x slower (its item loops
+/// stopped vectorising).
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -114,7 +122,10 @@ fn window_outside<const D: usize>(id: Id<D>, first: Id<D>, range: Range<D>) -> !
     for d in 0..D {
         last[d] += range[d] - 1;
     }
-    panic!("global id {id} is outside this work group's window of ItemsMut (global ids {first} ..= {last})")
+    panic!(
+        "global id {id} is outside this work group's window of ItemsMut (global ids {first} ..= \
+         {last}), or is an item of another launch"
+    )
 }
 
 impl<T> ItemsWindow<'_, T, 1> {
@@ -160,13 +171,13 @@ impl<T, const D: usize> IndexMut<Id<D>> for ItemsWindow<'_, T, D> {
 
 impl<T, const D: usize> ItemsWindow<'_, T, D> {
     /// Offset of `item` from the group's first item, found from its id in
-    /// its work group: the check
-    /// against the window is then one the optimiser can prove from the
-    /// loop that made the item, so it costs nothing in `distribute_items!`.
+    /// its work group: the check against the window is then one the
+    /// optimiser can prove from the loop that made the item, so it costs
+    /// nothing in `distribute_items!`.
     #[inline(always)]
     #[track_caller]
     fn item_offset(&self, item: &SItem<D>) -> usize {
-        match item.offset_in_group(self.first, self.range, self.global_range) {
+        match item.offset_in_group(self.tag, self.range, self.global_range) {
             Some(offset) => offset,
             None => self.outside(item.global_id()),
         }
@@ -174,9 +185,11 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
 }
 
 /// Indexing with an item reaches the element of that item, which belongs
-/// to the work group that made the item. An item of another work group
-/// panics in debug builds, naming its global id and the window; in release
-/// builds it reaches this window's element at the item's local id.
+/// to the work group that made the item.
+///
+/// # Panics
+/// For an item of another work group or launch, naming its global id and
+/// the window.
 impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
     type Output = T;
     #[inline(always)]
@@ -246,7 +259,12 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ItemsMut<'a, T, D> {
     }
 
     #[inline(always)]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        tag: GroupTag,
+    ) -> Self::PerGroup {
         let first = scale(group_id, shape.group_size);
         ItemsWindow {
             base: self.ptr,
@@ -256,6 +274,7 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ItemsMut<'a, T, D> {
             global_range: shape.global_range,
             first,
             range: shape.group_size,
+            tag,
             _borrow: PhantomData,
         }
     }
@@ -420,7 +439,12 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ChunksMut<'a, T> {
     }
 
     #[inline(always)]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Self::PerGroup {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        _: GroupTag,
+    ) -> Self::PerGroup {
         let start = shape.num_groups.linearize(group_id) * self.per_group;
         ChunkWindow {
             // SAFETY (of the caller's contract): `start + per_group <= len`

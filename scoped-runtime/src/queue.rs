@@ -2,7 +2,7 @@
 
 use std::error::Error;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -10,19 +10,22 @@ use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::lowering::const_checks::group_shape;
+use crate::lowering::group_size::GroupSizeCheck;
+use crate::memory::WORKER_STACK_BYTES;
 use crate::rules::GroupScope;
-
-/// Stack size of the threads of a queue's own pool: room for nested local
-/// memory environments (see [`MAX_LOCAL_MEM_BYTES`](crate::MAX_LOCAL_MEM_BYTES)).
-const STACK_BYTES: usize = 16 << 20;
+use crate::tag::LaunchTags;
 
 /// Runs kernels: every work group of a launch exactly once, spread over a
 /// rayon thread pool, one thread per group at a time (scoped parallelism
 /// v2, `queue::parallel`).
 ///
-/// [`Queue::new`] uses rayon's global pool; [`Queue::with_threads`] builds
-/// a pool of its own. A panic inside a work group reaches the caller of the
-/// launch once the other groups are done; the queue stays usable.
+/// [`Queue::new`] launches on the rayon pool of the calling thread, or,
+/// called from any other thread, on a pool that all such queues share;
+/// [`Queue::with_threads`] builds a pool of its own. The pools `scoped`
+/// builds give their threads [`WORKER_STACK_BYTES`] of stack, room for
+/// [`LOCAL_MEM_NESTING`](crate::LOCAL_MEM_NESTING) nested local memory
+/// requests. A panic inside a work group reaches the caller of the launch
+/// once the other groups are done; the queue stays usable.
 #[derive(Clone, Default)]
 pub struct Queue {
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -47,43 +50,72 @@ impl fmt::Display for QueueError {
 
 impl Error for QueueError {}
 
+/// A pool of `threads` threads (0: rayon's default count) with stacks of
+/// `WORKER_STACK_BYTES`.
+fn build_pool(threads: usize) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(WORKER_STACK_BYTES)
+        .thread_name(|i| format!("scoped-worker-{i}"))
+        .build()
+}
+
+/// The pool of `Queue::new()` launched from outside any rayon pool, built
+/// on first use with rayon's default thread count; `None` if it could not
+/// be built (the launch then runs on rayon's global pool).
+fn shared_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| build_pool(0).ok()).as_ref()
+}
+
 impl Queue {
-    /// A queue on rayon's global thread pool.
+    /// A queue on the rayon pool of the calling thread when it is one of a
+    /// pool's threads (a launch from inside a kernel, or inside
+    /// `pool.install`), else on a pool shared by all such queues, built on
+    /// first use with rayon's default thread count and stacks of
+    /// [`WORKER_STACK_BYTES`].
     #[must_use]
     pub fn new() -> Self {
         Self { pool: None }
     }
 
-    /// A queue on a pool of its own with `threads` threads.
+    /// A queue on a pool of its own with `threads` threads, each with a
+    /// stack of [`WORKER_STACK_BYTES`].
     ///
     /// # Errors
-    /// If `threads` is 0, or the pool cannot be built; the error names the
-    /// thread count.
+    /// If `threads` is 0 or above rayon's limit
+    /// ([`rayon::max_num_threads`], 65 535), or the pool cannot be built;
+    /// the error names the thread count and the reason.
     pub fn with_threads(threads: usize) -> Result<Self, QueueError> {
-        if threads == 0 {
+        let limit = rayon::max_num_threads();
+        if threads == 0 || threads > limit {
             return Err(QueueError {
                 threads,
-                reason: "a queue needs at least one thread".into(),
+                reason: format!("a queue has 1 ..= {limit} threads (rayon's limit)"),
             });
         }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .stack_size(STACK_BYTES)
-            .thread_name(|i| format!("scoped-worker-{i}"))
-            .build()
-            .map_err(|e| QueueError {
-                threads,
-                reason: e.to_string(),
-            })?;
+        let pool = build_pool(threads).map_err(|e| QueueError {
+            threads,
+            reason: e.to_string(),
+        })?;
         Ok(Self {
             pool: Some(Arc::new(pool)),
         })
     }
 
+    /// The pool launches run on; `None` for the calling thread's own.
+    fn pool(&self) -> Option<&rayon::ThreadPool> {
+        match &self.pool {
+            Some(pool) => Some(pool),
+            None if rayon::current_thread_index().is_some() => None,
+            None => shared_pool(),
+        }
+    }
+
     /// Number of threads that run this queue's work groups.
     #[must_use]
     pub fn num_threads(&self) -> usize {
-        match &self.pool {
+        match self.pool() {
             Some(pool) => pool.current_num_threads(),
             None => rayon::current_num_threads(),
         }
@@ -98,7 +130,9 @@ impl Queue {
     /// # Errors
     /// Before anything runs: [`LaunchError::ZeroRange`] if a range has a
     /// zero dimension, [`LaunchError::Overflow`] if the item count
-    /// overflows `usize`.
+    /// overflows `usize`; before any kernel body runs,
+    /// [`LaunchError::GroupSize`] if the kernel requires another group
+    /// size (`#[kernel(group_size = ...)]`).
     ///
     /// # Panics
     /// If a work group panics, with that panic, after the other groups end.
@@ -154,33 +188,46 @@ impl Queue {
         const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
-        self.run_checked(shape, args, kernel);
-        Ok(())
+        let tags = LaunchTags::for_launch(&shape)?;
+        self.run_checked(shape, tags, args, kernel)
     }
 
-    /// Runs a launch whose `args` passed `__check` for `shape`.
+    /// Runs a launch whose `args` passed `__check` for `shape`, with the
+    /// group tags reserved for it.
+    ///
+    /// # Errors
+    /// [`LaunchError::GroupSize`] if the kernel requires another group
+    /// size; no kernel body has run then.
     pub(crate) fn run_checked<const D: usize, const S: usize, A, K>(
         &self,
         shape: LaunchShape<D>,
+        tags: LaunchTags,
         args: A,
         kernel: K,
-    ) where
+    ) -> Result<(), LaunchError>
+    where
         A: LaunchArgs<D>,
         K: Fn(WorkGroup<D, S>, A::PerGroup) + Sync,
     {
         const { group_shape::<D, S>() };
+        let sizes = GroupSizeCheck::default();
         let run_group = |linear: usize| {
+            let Some(_watch) = sizes.watch() else {
+                return;
+            };
             let group_id = shape.num_groups.delinearize(linear);
+            let tag = tags.group(linear);
             let group = WorkGroup::new(
                 group_id,
                 shape.num_groups,
                 shape.group_size,
                 shape.global_range,
+                tag,
             );
             // SAFETY: the caller checked `args` for `shape`, `group_id` is
             // inside `num_groups`, and rayon runs each linear id exactly
             // once, so no two windows for the same group exist.
-            let part = unsafe { args.__for_group(group_id, &shape) };
+            let part = unsafe { args.__for_group(group_id, &shape, tag) };
             let _fresh = GroupScope::enter();
             kernel(group, part);
         };
@@ -189,11 +236,13 @@ impl Queue {
                 .into_par_iter()
                 .for_each(run_group)
         };
-        match &self.pool {
+        match self.pool() {
             Some(pool) => pool.install(run),
             None => run(),
         }
+        sizes.finish()?;
         args.__finish();
+        Ok(())
     }
 }
 

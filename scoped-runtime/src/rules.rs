@@ -3,22 +3,28 @@
 //! `#[kernel]` rejects collectives inside `distribute_items!` (nesting
 //! rule 2) and inside `single_item!` (rule 3: its body runs on one
 //! physical item) at compile time, but a function called from there, such
-//! as a `#[group_function]`, is out of its sight. In debug builds the
-//! runtime counts, per thread, how deep the running code is inside each of
-//! the two, and every collective calls [`check_collective`] first, which
-//! panics with the rule's message. Release builds compile all of this
-//! away: the guard is a zero-sized type and the check is empty.
+//! as a `#[group_function]`, is out of its sight. The runtime counts, per
+//! thread, how deep the running code is inside each of the two, and every
+//! collective calls [`check_collective`] first, which panics with the
+//! rule's message. In debug and release builds alike: one thread-local
+//! update on entering and leaving each `distribute_items!` or
+//! `single_item!` and one read per collective, never anything per item.
 
-#[cfg(debug_assertions)]
 use std::cell::Cell;
 
-#[cfg(debug_assertions)]
+/// One `distribute_items!` body in [`DEPTH`].
+const ITEMS: u32 = 1;
+/// One `single_item!` body in [`DEPTH`].
+const SINGLE: u32 = 1 << 16;
+
 thread_local! {
-    /// How many `distribute_items!` bodies the thread is running.
-    static ITEMS_DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// How many `single_item!` bodies the thread is running.
-    static SINGLE_DEPTH: Cell<u32> = const { Cell::new(0) };
-    /// How many `distribute_groups!` bodies the thread is running.
+    /// How many `distribute_items!` bodies (low 16 bits, in `ITEMS`) and
+    /// `single_item!` bodies (high 16 bits, in `SINGLE`) the thread is
+    /// running: one word, so that a collective reads one value.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// How many `distribute_groups!` bodies the thread is running (debug
+    /// builds: see [`check_work_group_scope`]).
+    #[cfg(debug_assertions)]
     static GROUPS_DEPTH: Cell<u32> = const { Cell::new(0) };
 }
 
@@ -65,46 +71,34 @@ pub(crate) fn check_work_group_scope(what: &str) {
 /// Marks the current thread as running the body of a `distribute_items!`
 /// or `single_item!` until dropped (also when the body panics).
 pub(crate) struct ItemScope {
-    #[cfg(debug_assertions)]
-    single: bool,
+    unit: u32,
 }
 
 impl ItemScope {
+    #[inline(always)]
+    fn enter_with(unit: u32) -> Self {
+        DEPTH.with(|d| d.set(d.get().wrapping_add(unit)));
+        ItemScope { unit }
+    }
+
     /// Entering the body of `distribute_items!`.
     #[inline(always)]
     pub(crate) fn enter() -> Self {
-        #[cfg(debug_assertions)]
-        ITEMS_DEPTH.with(|d| d.set(d.get() + 1));
-        ItemScope {
-            #[cfg(debug_assertions)]
-            single: false,
-        }
+        Self::enter_with(ITEMS)
     }
 
     /// Entering the body of `single_item!`.
     #[inline(always)]
     pub(crate) fn single_item() -> Self {
-        #[cfg(debug_assertions)]
-        SINGLE_DEPTH.with(|d| d.set(d.get() + 1));
-        ItemScope {
-            #[cfg(debug_assertions)]
-            single: true,
-        }
+        Self::enter_with(SINGLE)
     }
 }
 
 impl Drop for ItemScope {
     #[inline(always)]
     fn drop(&mut self) {
-        #[cfg(debug_assertions)]
-        {
-            let depth = if self.single {
-                &SINGLE_DEPTH
-            } else {
-                &ITEMS_DEPTH
-            };
-            depth.with(|d| d.set(d.get() - 1));
-        }
+        let unit = self.unit;
+        DEPTH.with(|d| d.set(d.get().wrapping_sub(unit)));
     }
 }
 
@@ -113,20 +107,18 @@ impl Drop for ItemScope {
 /// `distribute_items!` may have rayon run the inner groups on this thread,
 /// and those groups are not inside anything.
 pub(crate) struct GroupScope {
+    saved: u32,
     #[cfg(debug_assertions)]
-    saved: (u32, u32, u32),
+    saved_groups: u32,
 }
 
 impl GroupScope {
     #[inline(always)]
     pub(crate) fn enter() -> Self {
         GroupScope {
+            saved: DEPTH.with(|d| d.replace(0)),
             #[cfg(debug_assertions)]
-            saved: (
-                ITEMS_DEPTH.with(|d| d.replace(0)),
-                SINGLE_DEPTH.with(|d| d.replace(0)),
-                GROUPS_DEPTH.with(|d| d.replace(0)),
-            ),
+            saved_groups: GROUPS_DEPTH.with(|d| d.replace(0)),
         }
     }
 }
@@ -134,33 +126,24 @@ impl GroupScope {
 impl Drop for GroupScope {
     #[inline(always)]
     fn drop(&mut self) {
+        let saved = self.saved;
+        DEPTH.with(|d| d.set(saved));
         #[cfg(debug_assertions)]
-        {
-            ITEMS_DEPTH.with(|d| d.set(self.saved.0));
-            SINGLE_DEPTH.with(|d| d.set(self.saved.1));
-            GROUPS_DEPTH.with(|d| d.set(self.saved.2));
-        }
+        GROUPS_DEPTH.with(|d| d.set(self.saved_groups));
     }
 }
 
 /// Called first by every collective, `what` being its name as the user
-/// writes it (`"group_barrier"`, `"distribute_items!"`). Debug builds
-/// panic if the current thread is inside `distribute_items!` (nesting
-/// rule 2) or `single_item!` (rule 3); release builds do nothing.
+/// writes it (`"group_barrier"`, `"distribute_items!"`). Panics if the
+/// current thread is inside `distribute_items!` (nesting rule 2) or
+/// `single_item!` (rule 3).
 #[inline(always)]
 #[track_caller]
 pub(crate) fn check_collective(what: &str) {
-    #[cfg(debug_assertions)]
-    {
-        if ITEMS_DEPTH.with(Cell::get) > 0 {
-            rule2_violation(what);
-        }
-        if SINGLE_DEPTH.with(Cell::get) > 0 {
-            rule3_violation(what);
-        }
+    let depth = DEPTH.with(Cell::get);
+    if depth != 0 {
+        violation(what, depth);
     }
-    #[cfg(not(debug_assertions))]
-    let _ = what;
 }
 
 #[cfg(debug_assertions)]
@@ -175,24 +158,18 @@ fn rule1_violation(what: &str) -> ! {
     )
 }
 
-#[cfg(debug_assertions)]
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn rule2_violation(what: &str) -> ! {
-    panic!(
-        "nesting rule 2: `{what}` is a collective and cannot be called inside \
-         `distribute_items!`, whose body runs once per logical item; it was reached through a \
-         function called inside `distribute_items!`, where `#[kernel]` cannot see it: call that \
-         function outside `distribute_items!`, in the scope of the group"
-    )
-}
-
-#[cfg(debug_assertions)]
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn rule3_violation(what: &str) -> ! {
+fn violation(what: &str, depth: u32) -> ! {
+    if depth & (SINGLE - 1) != 0 {
+        panic!(
+            "nesting rule 2: `{what}` is a collective and cannot be called inside \
+             `distribute_items!`, whose body runs once per logical item; it was reached through \
+             a function called inside `distribute_items!`, where `#[kernel]` cannot see it: call \
+             that function outside `distribute_items!`, in the scope of the group"
+        )
+    }
     panic!(
         "nesting rule 3: `{what}` is a collective that every physical item of the group must \
          reach, but it was called inside `single_item!`, whose body runs on one physical item \
@@ -201,7 +178,7 @@ fn rule3_violation(what: &str) -> ! {
     )
 }
 
-#[cfg(all(test, debug_assertions))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -242,6 +219,7 @@ mod tests {
         check_collective("group_barrier");
     }
 
+    #[cfg(debug_assertions)]
     #[test]
     fn work_group_scope_is_rule_1_inside_distribute_groups() {
         check_work_group_scope("work_group_barrier");

@@ -17,6 +17,7 @@ use crate::group::WorkGroup;
 use crate::id::Range;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::queue::Queue;
+use crate::tag::LaunchTags;
 
 /// A launch handed to the scope's thread.
 type Job<'env> = Box<dyn FnOnce() + Send + 'env>;
@@ -141,7 +142,10 @@ impl<'env> Scope<'env> {
     ///
     /// # Errors
     /// As [`Queue::parallel_with`], before anything is submitted; nothing
-    /// of the refused launch runs.
+    /// of the refused launch runs. A kernel that requires another group
+    /// size (`#[kernel(group_size = ...)]`) is refused only when its
+    /// launch runs: no body of it runs, and the scope panics at its end
+    /// with the [`LaunchError::GroupSize`] message, as for a kernel panic.
     pub fn parallel_with<const D: usize, const S: usize, A, K>(
         &self,
         num_groups: impl Into<Range<D>>,
@@ -155,8 +159,15 @@ impl<'env> Scope<'env> {
     {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        let tags = LaunchTags::for_launch(&shape)?;
         let queue = self.queue.clone();
-        let job: Job<'env> = Box::new(move || queue.run_checked(shape, args, kernel));
+        // A kernel's required group size is checked as its groups start,
+        // after this call has returned: a refusal panics like a kernel.
+        let job: Job<'env> = Box::new(move || {
+            if let Err(refused) = queue.run_checked(shape, tags, args, kernel) {
+                panic!("{refused}");
+            }
+        });
         self.jobs
             .send(job)
             .expect("the runner lives until the scope's end");

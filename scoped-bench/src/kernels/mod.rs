@@ -12,11 +12,13 @@
 //! | [`jacobi`] | 2-D 5-point Jacobi stencil, tiles with halo in local memory |
 //! | [`prefix_sum`] | inclusive prefix sum of `i32`: per-group scans, then carries |
 //! | [`histogram`] | 256-bin histogram of `u32`: group-local histograms, then merge |
+//! | [`black_scholes`] | call and put prices of European options, `f32`, inputs as slices |
 //! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
 //!
 //! The runner drives the kernels through [`Kernel`]; `tests` checks every
 //! version of every kernel against its reference at tiny sizes.
 
+pub(crate) mod black_scholes;
 pub(crate) mod histogram;
 pub(crate) mod jacobi;
 pub(crate) mod launch_overhead;
@@ -131,6 +133,10 @@ pub(crate) fn all() -> Vec<Entry> {
         Entry {
             name: histogram::NAME,
             setup: |s| boxed(histogram::Histogram::new(s)),
+        },
+        Entry {
+            name: black_scholes::NAME,
+            setup: |s| boxed(black_scholes::BlackScholes::new(s)),
         },
     ]
 }

@@ -21,7 +21,7 @@ use crate::kernels;
 const THREADS: [usize; 2] = [2, 1];
 
 /// The kernels the tests below cover, by name as the suite lists them.
-const TESTED: [&str; 7] = [
+const TESTED: [&str; 8] = [
     kernels::reduction::NAME,
     kernels::triad::NAME,
     kernels::matmul::NAME,
@@ -29,6 +29,7 @@ const TESTED: [&str; 7] = [
     kernels::jacobi::NAME,
     kernels::prefix_sum::NAME,
     kernels::histogram::NAME,
+    kernels::black_scholes::NAME,
 ];
 
 /// "1 thread", "2 threads".
@@ -161,4 +162,9 @@ fn prefix_sum() {
 #[test]
 fn histogram() {
     check_kernel(kernels::histogram::NAME);
+}
+
+#[test]
+fn black_scholes() {
+    check_kernel(kernels::black_scholes::NAME);
 }

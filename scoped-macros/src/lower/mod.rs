@@ -10,17 +10,19 @@
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
-//!   [`item_copy`] (a staging copy) and [`interchange`] (a loop the same
-//!   for every item, run with the items inside it), with the item-query syntax they share
-//!   in [`item_syntax`].
+//!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
+//!   the global id) and [`interchange`] (a loop the same for every
+//!   item, run with the items inside it), with the item-query syntax
+//!   they share in [`item_syntax`].
 
 mod closure;
 mod const_checks;
 mod fuse;
+pub(crate) mod group_slice;
 mod guard;
 mod interchange;
 mod item_copy;
-mod item_syntax;
+pub(crate) mod item_syntax;
 mod memory;
 mod read_only;
 
@@ -33,13 +35,15 @@ pub(crate) use read_only::read_only;
 use crate::parse::{Collective, Invocation};
 
 /// The expression that replaces `inv`, in a function with the type and
-/// const parameters `generics`.
-pub(crate) fn invocation(inv: &Invocation, generics: &[Ident]) -> TokenStream {
+/// const parameters `generics`; `slices` are the shared-slice parameters
+/// in scope where it is (see [`group_slice`]).
+pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident]) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
             .or_else(|| interchange::distribute_items(inv, group))
+            .or_else(|| group_slice::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),
         Collective::DistributeGroups => {
             fuse::distribute_groups(inv, group).unwrap_or_else(|| closure::call(inv, group))

@@ -35,6 +35,7 @@ use std::sync::OnceLock;
 
 use crate::id::Id;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
+use crate::tag::GroupTag;
 
 use super::operators::{BitAnd, BitOr, BitXor, GroupOperator, Multiplies, Plus};
 
@@ -247,13 +248,19 @@ struct Partials<T> {
 unsafe impl<T: Send> Sync for Partials<T> {}
 
 impl<T> Partials<T> {
-    fn new(groups: usize) -> Self {
-        Self {
-            states: (0..groups).map(|_| AtomicU8::new(UNUSED)).collect(),
-            values: (0..groups)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
-        }
+    /// Slots for `groups` work groups, or `None` if they cannot be
+    /// allocated (rather than aborting the process).
+    fn new(groups: usize) -> Option<Self> {
+        let mut states = Vec::new();
+        states.try_reserve_exact(groups).ok()?;
+        states.extend((0..groups).map(|_| AtomicU8::new(UNUSED)));
+        let mut values = Vec::new();
+        values.try_reserve_exact(groups).ok()?;
+        values.extend((0..groups).map(|_| UnsafeCell::new(MaybeUninit::uninit())));
+        Some(Self {
+            states: states.into_boxed_slice(),
+            values: values.into_boxed_slice(),
+        })
     }
 
     /// Every partial result in work group order, or the linear id of a
@@ -302,7 +309,18 @@ where
 
     fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError> {
         let groups = shape.num_groups.size();
-        let partials = self.partials.get_or_init(|| Partials::new(groups));
+        if self.partials.get().is_none() {
+            let partials = Partials::new(groups).ok_or_else(|| LaunchError::OutOfMemory {
+                position,
+                what: format!(
+                    "a reduction's results of {groups} work groups, {} bytes each",
+                    1 + std::mem::size_of::<T>()
+                ),
+                bytes: groups.checked_mul(1 + std::mem::size_of::<T>()),
+            })?;
+            let _ = self.partials.set(partials);
+        }
+        let partials = self.partials.get().expect("set above");
         assert_eq!(
             partials.states.len(),
             groups,
@@ -312,7 +330,12 @@ where
     }
 
     #[inline]
-    unsafe fn __for_group(&self, group_id: Id<D>, shape: &LaunchShape<D>) -> Reducer<'a, T, Op> {
+    unsafe fn __for_group(
+        &self,
+        group_id: Id<D>,
+        shape: &LaunchShape<D>,
+        _: GroupTag,
+    ) -> Reducer<'a, T, Op> {
         let partials = self
             .partials
             .get()

@@ -21,10 +21,11 @@ pub use scalar_group::ScalarGroup;
 pub use sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE, SUB_GROUP_SIZES};
 pub use work_group::WorkGroup;
 
-use crate::id::{Id, Range};
-use crate::item::SItem;
+use crate::id::{check_dimension, Id, Range};
+use crate::item::{ItemName, SItem};
 use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 mod sealed {
     pub trait Sealed {}
@@ -97,9 +98,18 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     #[doc(hidden)]
     fn __work_group_local_offset(&self) -> Id<D>;
 
+    /// The work group, of its launch, this group belongs to.
+    #[doc(hidden)]
+    fn __tag(&self) -> GroupTag;
+
     /// [`group_id`](Self::group_id) in `dimension` (also `group[dimension]`).
+    ///
+    /// # Panics
+    /// If `dimension >= D`, naming it and the group.
     #[inline(always)]
+    #[track_caller]
     fn group_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "group_id_dim", name(self));
         self.group_id()[dimension]
     }
 
@@ -110,8 +120,13 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     }
 
     /// [`group_range`](Self::group_range) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D`, naming it and the group.
     #[inline(always)]
+    #[track_caller]
     fn group_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "group_range_dim", name(self));
         self.group_range()[dimension]
     }
 
@@ -121,22 +136,45 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
         self.group_range().size()
     }
 
-    /// Id of `item` relative to this group. `item` must belong to the group
-    /// (it does whenever it comes from `distribute_items!` on this group or
-    /// on one of its subgroups).
+    /// Id of `item` relative to this group.
+    ///
+    /// # Panics
+    /// If `item` is not one of this group's logical items (of this
+    /// launch), naming the item and the group. Items from
+    /// `distribute_items!` on this group or on one of its subgroups are.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_id(&self, item: &SItem<D>) -> Id<D> {
-        item.global_id() - self.__global_offset()
+        let (first, range) = (self.__global_offset(), self.logical_local_range());
+        let global = item.global_id();
+        let mut local = Id::zero();
+        for d in 0..D {
+            local[d] = global[d].wrapping_sub(first[d]);
+        }
+        if item.tag() != self.__tag() || !range.contains(local) {
+            not_in_group(item.global_id(), name(self));
+        }
+        local
     }
 
     /// [`logical_local_id`](Self::logical_local_id) in `dimension`.
+    ///
+    /// # Panics
+    /// If `dimension >= D` or `item` is not one of this group's items,
+    /// naming them and the group.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_id_dim(&self, item: &SItem<D>, dimension: usize) -> usize {
-        item.global_id()[dimension] - self.__global_offset()[dimension]
+        check_dimension::<D, _>(dimension, "logical_local_id_dim", name(self));
+        self.logical_local_id(item)[dimension]
     }
 
     /// Row-major linear id of `item` relative to this group.
+    ///
+    /// # Panics
+    /// As [`logical_local_id`](Self::logical_local_id).
     #[inline(always)]
+    #[track_caller]
     fn logical_local_linear_id(&self, item: &SItem<D>) -> usize {
         self.logical_local_range()
             .linearize(self.logical_local_id(item))
@@ -144,18 +182,21 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
 
     /// Same as [`logical_local_id`](Self::logical_local_id).
     #[inline(always)]
+    #[track_caller]
     fn local_id(&self, item: &SItem<D>) -> Id<D> {
         self.logical_local_id(item)
     }
 
     /// Same as [`logical_local_id_dim`](Self::logical_local_id_dim).
     #[inline(always)]
+    #[track_caller]
     fn local_id_dim(&self, item: &SItem<D>, dimension: usize) -> usize {
         self.logical_local_id_dim(item, dimension)
     }
 
     /// Same as [`logical_local_linear_id`](Self::logical_local_linear_id).
     #[inline(always)]
+    #[track_caller]
     fn local_linear_id(&self, item: &SItem<D>) -> usize {
         self.logical_local_linear_id(item)
     }
@@ -168,7 +209,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     /// loops then have constant trip counts and its local arrays lose their
     /// bounds checks.
     #[inline(always)]
+    #[track_caller]
     fn logical_local_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "logical_local_range_dim", name(self));
         self.logical_local_range()[dimension]
     }
 
@@ -186,7 +229,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
 
     /// [`physical_local_id`](Self::physical_local_id) in `dimension`: 0.
     #[inline(always)]
+    #[track_caller]
     fn physical_local_id_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "physical_local_id_dim", name(self));
         self.physical_local_id()[dimension]
     }
 
@@ -205,7 +250,9 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
 
     /// [`physical_local_range`](Self::physical_local_range) in `dimension`.
     #[inline(always)]
+    #[track_caller]
     fn physical_local_range_dim(&self, dimension: usize) -> usize {
+        check_dimension::<D, _>(dimension, "physical_local_range_dim", name(self));
         self.physical_local_range()[dimension]
     }
 
@@ -233,10 +280,67 @@ macro_rules! group_boilerplate {
             type Output = usize;
             /// Same as `group_id_dim(dimension)` (SYCL `operator[]`).
             #[inline(always)]
+            #[track_caller]
             fn index(&self, dimension: usize) -> &usize {
+                crate::id::check_dimension::<D, _>(
+                    dimension,
+                    "group[dimension]",
+                    crate::group::name(self),
+                );
                 &self.group_id[dimension]
             }
         }
     };
 }
 pub(crate) use group_boilerplate;
+
+/// A group as panic messages name it: its kind, its id and its items,
+/// `sub-group [0, 1] (global ids [4, 8] ..= [4, 15])`. A value, made from
+/// the group's fields: see `check_dimension`.
+#[derive(Clone, Copy)]
+pub(crate) struct GroupName<const D: usize> {
+    kind: MemoryScope,
+    group_id: Id<D>,
+    first: Id<D>,
+    range: Range<D>,
+}
+
+#[inline(always)]
+pub(crate) fn name<G: ScopedGroup<D>, const D: usize>(group: &G) -> GroupName<D> {
+    GroupName {
+        kind: G::FENCE_SCOPE,
+        group_id: group.group_id(),
+        first: group.__global_offset(),
+        range: group.logical_local_range(),
+    }
+}
+
+impl<const D: usize> std::fmt::Debug for GroupName<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            MemoryScope::WorkGroup => "work group",
+            MemoryScope::SubGroup => "sub-group",
+            _ => "scalar group",
+        };
+        let mut last = self.first;
+        for d in 0..D {
+            last[d] = last[d].saturating_add(self.range[d].saturating_sub(1));
+        }
+        write!(
+            f,
+            "{kind} {} (global ids {} ..= {last})",
+            self.group_id, self.first
+        )
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_in_group<const D: usize>(global_id: Id<D>, group: GroupName<D>) -> ! {
+    panic!(
+        "{:?} is not one of the items of {group:?}: only items of distribute_items! on this \
+         group or its subgroups, in this launch, are",
+        ItemName(global_id)
+    )
+}

@@ -8,6 +8,7 @@ use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 /// A scalar group (scoped parallelism v2: `fence_scope == work_item`): one
 /// logical item. Made by `distribute_groups!` on a sub-group or on a scalar
@@ -20,6 +21,8 @@ pub struct ScalarGroup<const D: usize> {
     global_range: Range<D>,
     /// Id of the item relative to its work group.
     work_group_local_id: Id<D>,
+    /// Tag of the work group.
+    tag: GroupTag,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -33,6 +36,7 @@ impl<const D: usize> ScalarGroup<D> {
         global_id: Id<D>,
         global_range: Range<D>,
         work_group_local_id: Id<D>,
+        tag: GroupTag,
     ) -> Self {
         Self {
             group_id,
@@ -40,6 +44,7 @@ impl<const D: usize> ScalarGroup<D> {
             global_id,
             global_range,
             work_group_local_id,
+            tag,
             _not_send: PhantomData,
         }
     }
@@ -80,6 +85,11 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     fn __work_group_local_offset(&self) -> Id<D> {
         self.work_group_local_id
     }
+
+    #[inline(always)]
+    fn __tag(&self) -> GroupTag {
+        self.tag
+    }
 }
 
 impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
@@ -93,6 +103,7 @@ impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
             Id::zero(),
             Range::splat(1),
             self.work_group_local_id,
+            self.tag,
         ));
     }
 
@@ -122,6 +133,7 @@ impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
             self.global_id,
             self.global_range,
             self.work_group_local_id,
+            self.tag,
         ));
     }
 }

@@ -9,6 +9,7 @@ use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 /// Default sub-group size: the number of `f32` lanes of the widest vector
 /// unit the target is compiled for (16 with AVX-512, otherwise 8).
@@ -47,6 +48,8 @@ pub struct SubGroup<const D: usize, const S: usize> {
     local_first: Id<D>,
     /// Logical range of the work group.
     parent_range: Range<D>,
+    /// Tag of the work group.
+    tag: GroupTag,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -57,6 +60,9 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
     /// (SYCL `get_max_local_range()`).
     pub const SIZE: usize = S;
 
+    // The work group's fields, one by one: a struct would have to be
+    // built in the item loop.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn new(
         group_id: Id<D>,
@@ -66,6 +72,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         global_range: Range<D>,
         local_first: Id<D>,
         parent_range: Range<D>,
+        tag: GroupTag,
     ) -> Self {
         debug_assert!(local_first[D - 1] + len <= parent_range[D - 1]);
         Self {
@@ -76,6 +83,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
             global_range,
             local_first,
             parent_range,
+            tag,
             _not_send: PhantomData,
         }
     }
@@ -134,11 +142,12 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         let mut local = Id::zero();
         local[D - 1] = lane;
         SItem::new(
-            self.global_offset + local,
+            self.global_offset.plus(local),
             self.global_range,
             local,
             self.logical_local_range(),
             self.in_work_group(lane),
+            self.tag,
         )
     }
 }
@@ -179,6 +188,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     #[inline(always)]
     fn __work_group_local_offset(&self) -> Id<D> {
         self.local_first
+    }
+
+    #[inline(always)]
+    fn __tag(&self) -> GroupTag {
+        self.tag
     }
 }
 
@@ -247,9 +261,10 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
             f(ScalarGroup::new(
                 id,
                 range,
-                self.global_offset + id,
+                self.global_offset.plus(id),
                 self.global_range,
                 self.in_work_group(lane),
+                self.tag,
             ));
         }
     }

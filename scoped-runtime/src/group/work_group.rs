@@ -9,6 +9,7 @@ use crate::id::{for_each_id, scale, Id, Range};
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::tag::GroupTag;
 
 /// A work group of a launch (scoped parallelism v2: the `s_group` passed to
 /// the kernel), `D`-dimensional, subdividing into sub-groups of `S` items.
@@ -27,6 +28,7 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     local_range: Range<D>,
     global_offset: Id<D>,
     global_range: Range<D>,
+    tag: GroupTag,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -43,6 +45,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         num_groups: Range<D>,
         local_range: Range<D>,
         global_range: Range<D>,
+        tag: GroupTag,
     ) -> Self {
         Self {
             group_id,
@@ -50,8 +53,18 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             local_range,
             global_offset: scale(group_id, local_range),
             global_range,
+            tag,
             _not_send: PhantomData,
         }
+    }
+
+    /// This group with its range given again as `range`, equal to it: a
+    /// constant range the optimiser sees (`#[kernel(group_size = ...)]`).
+    #[inline(always)]
+    pub(crate) fn with_local_range(mut self, range: Range<D>) -> Self {
+        debug_assert_eq!(range, self.local_range);
+        self.local_range = range;
+        self
     }
 
     /// Range of the sub-groups `distribute_groups!` hands out: the group
@@ -67,15 +80,20 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// the group's range), in increasing linear id.
     #[inline(always)]
     fn items_in(&self, range: Range<D>, mut f: impl FnMut(SItem<D>)) {
-        let (offset, global_range, local_range) =
-            (self.global_offset, self.global_range, self.local_range);
+        let (offset, global_range, local_range, tag) = (
+            self.global_offset,
+            self.global_range,
+            self.local_range,
+            self.tag,
+        );
         for_each_id(range, |local| {
             f(SItem::new(
-                offset + local,
+                offset.plus(local),
                 global_range,
                 local,
                 local_range,
                 local,
+                tag,
             ))
         });
     }
@@ -116,6 +134,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     fn __work_group_local_offset(&self) -> Id<D> {
         Id::zero()
     }
+
+    #[inline(always)]
+    fn __tag(&self) -> GroupTag {
+        self.tag
+    }
 }
 
 impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
@@ -149,10 +172,22 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         if W == 0 {
             return self.__for_each_item(|item| f(ItemChunk::Item(item)));
         }
-        let (offset, global_range, local_range) =
-            (self.global_offset, self.global_range, self.local_range);
-        let item =
-            |local: Id<D>| SItem::new(offset + local, global_range, local, local_range, local);
+        let (offset, global_range, local_range, tag) = (
+            self.global_offset,
+            self.global_range,
+            self.local_range,
+            self.tag,
+        );
+        let item = |local: Id<D>| {
+            SItem::new(
+                offset.plus(local),
+                global_range,
+                local,
+                local_range,
+                local,
+                tag,
+            )
+        };
         let last = local_range[D - 1];
         let full = last - last % W;
         let mut rows = local_range;
@@ -186,20 +221,22 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
             let sub_group = SubGroup::new(
                 sub_id,
                 groups,
-                self.global_offset + first,
+                self.global_offset.plus(first),
                 len,
                 self.global_range,
                 first,
                 self.local_range,
+                self.tag,
             );
             let mut in_sub_group = Id::zero();
             in_sub_group[D - 1] = lane;
             let item = SItem::new(
-                self.global_offset + local,
+                self.global_offset.plus(local),
                 self.global_range,
                 in_sub_group,
                 sub_group.logical_local_range(),
                 local,
+                self.tag,
             );
             f(sub_group, item)
         });
@@ -216,11 +253,12 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
             f(SubGroup::new(
                 sub_id,
                 groups,
-                self.global_offset + first,
+                self.global_offset.plus(first),
                 len,
                 self.global_range,
                 first,
                 self.local_range,
+                self.tag,
             ))
         });
     }

@@ -11,7 +11,7 @@
 //! memory directly). The price is one allocation per environment and
 //! group, for groups with more than `PRIVATE_STACK_BYTES` of values.
 
-use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
+use std::alloc::{alloc, dealloc, Layout};
 use std::ptr::NonNull;
 
 /// Alignment of every block; types with a larger one are rejected.
@@ -27,7 +27,9 @@ impl Block {
     /// A new block of `bytes` bytes (at least 1).
     ///
     /// # Panics
-    /// If `bytes` rounded up to `ALIGN` overflows `isize`, naming it.
+    /// If `bytes` rounded up to `ALIGN` overflows `isize` or the allocator
+    /// has no room for them, naming them (a panic, not the abort of
+    /// `handle_alloc_error`: the size comes from the launch).
     // Inlined, so that the optimiser sees the allocator call whose result
     // it may treat as unaliased.
     #[inline(always)]
@@ -39,7 +41,7 @@ impl Block {
         let ptr = unsafe { alloc(layout) };
         match NonNull::new(ptr) {
             Some(ptr) => Block { ptr, layout },
-            None => handle_alloc_error(layout),
+            None => no_room(bytes),
         }
     }
 
@@ -63,6 +65,12 @@ impl Block {
     pub(crate) fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
     }
+}
+
+#[cold]
+#[inline(never)]
+fn no_room(bytes: usize) -> ! {
+    panic!("private memory of {bytes} bytes could not be allocated")
 }
 
 impl Drop for Block {

@@ -7,9 +7,24 @@ use crate::lowering::const_checks::local_mem_size;
 /// Largest local memory request, in bytes: 64 KiB, the local memory of a
 /// typical GPU work group. A larger `require_local_mem::<T>` fails to
 /// compile. Local memory lives on the stack of the thread that runs the
-/// group (at least 2 MiB for rayon's threads), so nested environments may
-/// add up to several such requests.
+/// group, so nested environments add up: see [`LOCAL_MEM_NESTING`].
 pub const MAX_LOCAL_MEM_BYTES: usize = 64 * 1024;
+
+/// Stack size of the threads of the pools that queues build (16 MiB):
+/// room for [`LOCAL_MEM_NESTING`] nested local memory requests.
+pub const WORKER_STACK_BYTES: usize = 16 << 20;
+
+/// The stack budget of a kernel: how many local memory requests of
+/// [`MAX_LOCAL_MEM_BYTES`] may be live at once in one work group (nested
+/// environments, or environments of nested or recursive group functions)
+/// on the threads of a queue, in debug and release builds: 128, half of
+/// [`WORKER_STACK_BYTES`], the other half left for the kernel's frames
+/// (250 nested requests fit, 300 overflow). Past the budget a thread may
+/// overflow its stack, which aborts the process. A launch with
+/// [`Queue::new`](crate::Queue::new) from a thread of a rayon pool that
+/// `scoped` did not build runs on that pool, whose stacks (2 MiB by
+/// default) hold about 30.
+pub const LOCAL_MEM_NESTING: usize = WORKER_STACK_BYTES / 2 / MAX_LOCAL_MEM_BYTES;
 
 /// How a value of type `Self` initialises local memory of type `T`
 /// (`require_local_mem::<T>(x)`).

@@ -18,7 +18,7 @@ mod local;
 mod local_slice;
 mod private;
 
-pub use local::{LocalInit, MAX_LOCAL_MEM_BYTES};
+pub use local::{LocalInit, LOCAL_MEM_NESTING, MAX_LOCAL_MEM_BYTES, WORKER_STACK_BYTES};
 pub use local_slice::{LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_SLICE_BYTES};
 pub use private::{PrivateMem, PRIVATE_STACK_BYTES};
 

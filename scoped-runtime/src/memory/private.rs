@@ -11,6 +11,7 @@ use super::heap::{Block, ALIGN};
 use crate::group::ScopedGroup;
 use crate::id::{Id, Range};
 use crate::item::SItem;
+use crate::tag::GroupTag;
 
 /// One `T` for every logical item of the group the memory environment was
 /// made on (the spec's private memory wrapper, `s_private_memory`).
@@ -38,6 +39,8 @@ pub struct PrivateMem<'a, T: Copy, const D: usize> {
     first: Id<D>,
     range: Range<D>,
     len: usize,
+    /// The work group the memory belongs to.
+    tag: GroupTag,
     _storage: PhantomData<&'a mut PrivateStorage>,
     _not_send: PhantomData<*const T>,
 }
@@ -87,9 +90,10 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
         };
         let range = group.logical_local_range();
         let len = range.size();
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .unwrap_or_else(|| panic!("private memory of {len} items overflows usize"));
+        let size = std::mem::size_of::<T>();
+        let bytes = len.checked_mul(size).unwrap_or_else(|| {
+            panic!("private memory of {len} items of {size} bytes overflows usize")
+        });
         let (block, data) = if bytes <= PRIVATE_STACK_BYTES {
             // The storage has the heap blocks' alignment, which `T` fits
             // (asserted above).
@@ -108,6 +112,7 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
             first: group.__work_group_local_offset(),
             range,
             len,
+            tag: group.__tag(),
             _storage: PhantomData,
             _not_send: PhantomData,
         }
@@ -165,21 +170,18 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
     /// the check is one the optimiser can prove, so it costs nothing.
     ///
     /// # Panics
-    /// If `item` does not belong to the group, naming its global id (an
-    /// item of another work group with the same local id is only caught in
-    /// debug builds; in release builds it reaches that id's value).
+    /// If `item` does not belong to the group (of this launch), naming its
+    /// global id and the group's items.
     #[inline(always)]
+    #[track_caller]
     fn position(&self, item: &SItem<D>) -> usize {
         let in_work_group = item.work_group_local_id();
         let mut local = Id::zero();
         for d in 0..D {
             local[d] = in_work_group[d].wrapping_sub(self.first[d]);
-            if local[d] >= self.range[d] {
-                foreign_item(item.global_id(), self.offset, self.range);
-            }
         }
-        #[cfg(debug_assertions)]
-        if self.offset + local != item.global_id() {
+        // The tags are fixed before an item loop: the compare leaves it.
+        if item.tag() != self.tag || !self.range.contains(local) {
             foreign_item(item.global_id(), self.offset, self.range);
         }
         self.range.linearize(local)
@@ -187,6 +189,7 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
 
     /// The value of `item` (see [`position`](Self::position)).
     #[inline(always)]
+    #[track_caller]
     fn at(&self, item: &SItem<D>) -> &T {
         let position = self.position(item);
         // SAFETY: `position` linearises an id inside `range` (checked in
@@ -197,6 +200,7 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
 
     /// The value of `item`, mutably.
     #[inline(always)]
+    #[track_caller]
     fn at_mut(&mut self, item: &SItem<D>) -> &mut T {
         let position = self.position(item);
         // SAFETY: as in `at`; `&mut self` makes the access unique.
@@ -212,14 +216,15 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
 #[track_caller]
 fn foreign_item<const D: usize>(global: Id<D>, offset: Id<D>, range: Range<D>) -> ! {
     panic!(
-        "private memory: item with global id {global} is not in the group whose items \
-         start at global id {offset} with range {range}"
+        "private memory: the item with global id {global} is not one of the items of the group \
+         whose items start at global id {offset} with range {range} (in this launch)"
     )
 }
 
 impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<'_, T, D> {
     type Output = T;
     #[inline(always)]
+    #[track_caller]
     fn index(&self, item: SItem<D>) -> &T {
         self.at(&item)
     }
@@ -227,6 +232,7 @@ impl<T: Copy, const D: usize> Index<SItem<D>> for PrivateMem<'_, T, D> {
 
 impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<'_, T, D> {
     #[inline(always)]
+    #[track_caller]
     fn index_mut(&mut self, item: SItem<D>) -> &mut T {
         self.at_mut(&item)
     }
@@ -235,6 +241,7 @@ impl<T: Copy, const D: usize> IndexMut<SItem<D>> for PrivateMem<'_, T, D> {
 impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<'_, T, D> {
     type Output = T;
     #[inline(always)]
+    #[track_caller]
     fn index(&self, item: &SItem<D>) -> &T {
         self.at(item)
     }
@@ -242,6 +249,7 @@ impl<T: Copy, const D: usize> Index<&SItem<D>> for PrivateMem<'_, T, D> {
 
 impl<T: Copy, const D: usize> IndexMut<&SItem<D>> for PrivateMem<'_, T, D> {
     #[inline(always)]
+    #[track_caller]
     fn index_mut(&mut self, item: &SItem<D>) -> &mut T {
         self.at_mut(item)
     }
