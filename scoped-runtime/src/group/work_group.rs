@@ -180,7 +180,10 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
     #[inline(always)]
     fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
         if W == 0 {
-            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+            return self.__for_each_item(
+                #[inline(always)]
+                |item| f(ItemChunk::Item(item)),
+            );
         }
         let (offset, global_range, local_range, tag) = (
             self.global_offset,
@@ -202,19 +205,23 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         let full = last - last % W;
         let mut rows = local_range;
         rows[D - 1] = 1;
-        for_each_id(rows, |row| {
-            let at = |i: usize| {
-                let mut local = row;
-                local[D - 1] = i;
-                item(local)
-            };
-            for first in (0..full).step_by(W) {
-                f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
-            }
-            for i in full..last {
-                f(ItemChunk::Item(at(i)));
-            }
-        });
+        for_each_id(
+            rows,
+            #[inline(always)]
+            |row| {
+                let at = |i: usize| {
+                    let mut local = row;
+                    local[D - 1] = i;
+                    item(local)
+                };
+                for first in (0..full).step_by(W) {
+                    f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
+                }
+                for i in full..last {
+                    f(ItemChunk::Item(at(i)));
+                }
+            },
+        );
     }
 
     #[inline(always)]
