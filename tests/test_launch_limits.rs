@@ -40,6 +40,44 @@ fn a_reduction_over_more_groups_than_memory_holds_is_refused() {
 }
 
 #[test]
+fn a_span_reduction_over_more_groups_than_memory_holds_is_refused() {
+    let mut bins = [7u32; 256];
+    let result = Queue::new().parallel_with(
+        1usize << 40,
+        1,
+        reduction_span(&mut bins, plus()),
+        |_g: WorkGroup<1>, _r| unreachable!("nothing runs"),
+    );
+    let error = result.expect_err("2^40 arrays of 256 values do not fit in memory");
+    assert_eq!(
+        error,
+        LaunchError::OutOfMemory {
+            position: 0,
+            what: "a span reduction's results of 1099511627776 work groups, 256 values each".into(),
+            bytes: Some(1025 << 40),
+        }
+    );
+    let result = Queue::new().parallel_with(
+        usize::MAX,
+        1,
+        reduction_span(&mut bins, plus()),
+        |_g: WorkGroup<1>, _r| unreachable!("nothing runs"),
+    );
+    assert!(
+        matches!(
+            result,
+            Err(LaunchError::OutOfMemory {
+                position: 0,
+                bytes: None,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    assert_eq!(bins, [7; 256], "nothing is combined into the target");
+}
+
+#[test]
 fn a_reduction_over_usize_max_groups_is_refused() {
     let (mut sum, mut out) = (0u64, vec![0u8; 4]);
     let result = Queue::new().parallel_with(

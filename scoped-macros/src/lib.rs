@@ -264,6 +264,46 @@ collective_macros! {
     /// copy when `group` is a 1-D work group, `local` an array or slice and
     /// `input` an `ItemsRefWindow` or `ItemsWindow`; it writes what the
     /// loop would.
+    ///
+    /// A body of statements, a `for` loop whose iterations are the same
+    /// for every item, and more statements runs the loop outside and the
+    /// items inside it, in chunks of `W` items consecutive along the
+    /// fastest dimension (`W` the default sub-group size: 16 with AVX-512,
+    /// else 8): each item of a chunk runs the statements before the loop,
+    /// then every iteration runs for all `W` items, then each item runs the
+    /// statements after it. Items that do not fill a chunk (the end of a
+    /// row) run the plain body afterwards. Each item runs its own
+    /// statements in its own order, so every value it computes, floats
+    /// included, is the plain loop's; only the interleaving of items
+    /// changes, which no program may observe without a race (items share
+    /// no order in the spec). The shape, exactly:
+    ///
+    /// * the closure is `|idx| { ... }` (no `move`, return type, `async`);
+    /// * the loop is `for PAT in ITER` at the top of the body, the first
+    ///   that fits; `ITER` is a range `a..b` / `a..=b`, `t.iter()` or `&t`,
+    ///   with any of `.step_by(s)`, `.rev()`, `.enumerate()`, `.copied()`,
+    ///   `.skip(n)`, `.take(n)`, `.zip(ITER)`; its parts are literals,
+    ///   names, fields, indices, casts, arithmetic and `.len()`, naming
+    ///   neither the item nor a `let` of the body, and only read anywhere
+    ///   in the body (never assigned, borrowed, passed on, or named in a
+    ///   macro);
+    /// * the statements before the loop bind with `let` of names, tuples
+    ///   and slices (no `ref`, `let ... else` or uninitialised `let`),
+    ///   declare no items, and borrow none of their bindings nor the item
+    ///   (`&x`, a closure, a method call other than numeric ones such as
+    ///   `sqrt` or `mul_add`); at most 12 of their bindings are used later;
+    /// * nothing in the body returns, uses `?`, `.await`, `async`, `yield`,
+    ///   labels, or a macro that may hide `return`, `break` or `continue`;
+    ///   the loop body neither leaves its loop (`break`, `continue` outside
+    ///   a nested loop) nor rebinds the item or a binding from before the
+    ///   loop, and names those bindings in no closure or macro.
+    ///
+    /// A loop of at most 16 iterations (its `size_hint`, read before the
+    /// items run) keeps the plain loop, where the optimiser unrolls it and
+    /// vectorises the item loop; so does a sub-group smaller than `W`.
+    /// `let`s of item queries alone (`let (r, c) = (idx.local_id_dim(&g,
+    /// 0), ..)`) run again for each lane where they are used, rather than
+    /// being kept in the lanes. Any other body runs the plain loop.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.

@@ -44,6 +44,16 @@ impl<const D: usize> SItem<D> {
         }
     }
 
+    /// The item `lane` places further along the fastest dimension, in the
+    /// same groups (callers keep it inside them).
+    #[inline(always)]
+    pub(crate) fn along_last(mut self, lane: usize) -> Self {
+        self.global_id[D - 1] += lane;
+        self.innermost_local_id[D - 1] += lane;
+        self.work_group_local_id[D - 1] += lane;
+        self
+    }
+
     /// The work group, of its launch, that made this item.
     #[inline(always)]
     pub(crate) fn tag(&self) -> GroupTag {

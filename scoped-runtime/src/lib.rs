@@ -87,6 +87,10 @@ pub mod __private {
         distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
         OtherLeaf, PlainLeaf, UsizeBound,
     };
+    pub use crate::lowering::interchange::{
+        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
+        ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
+    };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,

@@ -10,15 +10,17 @@
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
-//!   [`item_copy`] (a staging copy) and [`group_slice`] (slice reads at
-//!   the global id), with the item-query syntax they share
-//!   in [`item_syntax`].
+//!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
+//!   the global id) and [`interchange`] (a loop the same for every
+//!   item, run with the items inside it), with the item-query syntax
+//!   they share in [`item_syntax`].
 
 mod closure;
 mod const_checks;
 mod fuse;
 pub(crate) mod group_slice;
 mod guard;
+mod interchange;
 mod item_copy;
 pub(crate) mod item_syntax;
 mod memory;
@@ -40,6 +42,7 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
+            .or_else(|| interchange::distribute_items(inv, group))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),
         Collective::DistributeGroups => {

@@ -205,17 +205,20 @@ struct SpanPartials<T> {
 unsafe impl<T: Send> Sync for SpanPartials<T> {}
 
 impl<T> SpanPartials<T> {
-    fn new(groups: usize, len: usize) -> Self {
-        let total = groups
-            .checked_mul(len)
-            .expect("span reduction: num_groups × span length overflows usize");
-        Self {
+    /// `None` if `groups × len` values cannot be allocated.
+    fn new(groups: usize, len: usize) -> Option<Self> {
+        let total = groups.checked_mul(len)?;
+        let mut states = Vec::new();
+        states.try_reserve_exact(groups).ok()?;
+        states.extend((0..groups).map(|_| AtomicU8::new(UNUSED)));
+        let mut values = Vec::new();
+        values.try_reserve_exact(total).ok()?;
+        values.extend((0..total).map(|_| UnsafeCell::new(MaybeUninit::uninit())));
+        Some(Self {
             len,
-            states: (0..groups).map(|_| AtomicU8::new(UNUSED)).collect(),
-            values: (0..total)
-                .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
-                .collect(),
-        }
+            states: states.into_boxed_slice(),
+            values: values.into_boxed_slice(),
+        })
     }
 
     /// Every group's partial array in group order, or the linear id of a
@@ -263,9 +266,20 @@ where
 
     fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError> {
         let groups = shape.num_groups.size();
-        let partials = self
-            .partials
-            .get_or_init(|| SpanPartials::new(groups, self.target.len()));
+        if self.partials.get().is_none() {
+            let len = self.target.len();
+            let each = 1 + len.saturating_mul(std::mem::size_of::<T>());
+            let partials =
+                SpanPartials::new(groups, len).ok_or_else(|| LaunchError::OutOfMemory {
+                    position,
+                    what: format!(
+                        "a span reduction's results of {groups} work groups, {len} values each"
+                    ),
+                    bytes: groups.checked_mul(each),
+                })?;
+            let _ = self.partials.set(partials);
+        }
+        let partials = self.partials.get().expect("set above");
         assert_eq!(
             partials.states.len(),
             groups,

@@ -7,7 +7,7 @@ use super::scalar_group::ScalarGroup;
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{Id, Range};
 use crate::item::SItem;
-use crate::lowering::GroupLoops;
+use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -226,6 +226,25 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
             Some(_) => return self.__for_each_item(f),
         };
         self.first_lanes(lanes, f);
+    }
+
+    #[inline(always)]
+    fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
+        if W == 0 {
+            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+        }
+        // For a full sub-group, `len == S` and the trip counts are constant.
+        let len = if self.is_full() { S } else { self.len };
+        let full = len - len % W;
+        for first in (0..full).step_by(W) {
+            f(ItemChunk::Chunk(ItemLanes::new(
+                self.item(first),
+                self.parent_range,
+            )));
+        }
+        for lane in full..len {
+            f(ItemChunk::Item(self.item(lane)));
+        }
     }
 
     #[inline(always)]

@@ -7,7 +7,7 @@ use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
 use crate::item::SItem;
-use crate::lowering::GroupLoops;
+use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
@@ -165,6 +165,46 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         let mut below = self.local_range;
         below[dimension] = below[dimension].min(bound);
         self.items_in(below, f);
+    }
+
+    #[inline(always)]
+    fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
+        if W == 0 {
+            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+        }
+        let (offset, global_range, local_range, tag) = (
+            self.global_offset,
+            self.global_range,
+            self.local_range,
+            self.tag,
+        );
+        let item = |local: Id<D>| {
+            SItem::new(
+                offset.plus(local),
+                global_range,
+                local,
+                local_range,
+                local,
+                tag,
+            )
+        };
+        let last = local_range[D - 1];
+        let full = last - last % W;
+        let mut rows = local_range;
+        rows[D - 1] = 1;
+        for_each_id(rows, |row| {
+            let at = |i: usize| {
+                let mut local = row;
+                local[D - 1] = i;
+                item(local)
+            };
+            for first in (0..full).step_by(W) {
+                f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
+            }
+            for i in full..last {
+                f(ItemChunk::Item(at(i)));
+            }
+        });
     }
 
     #[inline(always)]

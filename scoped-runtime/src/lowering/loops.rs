@@ -2,6 +2,7 @@
 //! lowered collectives run. Each group type implements it next to its
 //! fields (`group/*.rs`).
 
+use super::interchange::ItemChunk;
 use crate::group::{ScopedGroup, Sealed};
 use crate::item::SItem;
 
@@ -29,6 +30,16 @@ pub trait GroupLoops<const D: usize>: Sealed {
     ) {
         let _ = (dimension, bound);
         self.__for_each_item(f);
+    }
+
+    /// Runs `f` once for every logical item: runs of `W` items
+    /// consecutive along the fastest dimension as one
+    /// [`ItemChunk::Chunk`] (in increasing linear id), the others as
+    /// [`ItemChunk::Item`]. This default hands out every item alone, in
+    /// increasing linear id.
+    #[inline(always)]
+    fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
+        self.__for_each_item(|item| f(ItemChunk::Item(item)));
     }
 
     /// Runs `f` for every subgroup, in increasing group linear id.

@@ -5,8 +5,8 @@
 //! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`]: the shortcuts,
-//!   each computing what the plain loop would;
+//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`]:
+//!   the shortcuts, each computing what the plain loop would;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -18,8 +18,10 @@ pub(crate) mod fuse;
 pub(crate) mod group_size;
 pub(crate) mod group_slice;
 pub(crate) mod guard;
+pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
 pub(crate) mod read_only;
 
+pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;

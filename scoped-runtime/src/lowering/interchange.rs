@@ -1,0 +1,220 @@
+//! The loop behind the interchange shortcut: a `distribute_items!` whose
+//! body is a loop with a trip count the same for every item, lowered with
+//! the items innermost (the macros' `lower/interchange.rs`).
+//!
+//! The group hands out its items in chunks of `W` consecutive items along
+//! the fastest dimension, as arrays; the generated chunk closure runs each
+//! item's statements before the loop (one item after the other), then the
+//! loop with the `W` items inside every iteration, then the statements
+//! after it. Items that do not fill a chunk (the end of each row of the
+//! group) run the plain body, one after the other. Each item still runs
+//! its own statements in its own order.
+
+use std::mem::MaybeUninit;
+
+use crate::barrier::group_barrier;
+use crate::group::ScopedGroup;
+use crate::group::DEFAULT_SUB_GROUP_SIZE;
+use crate::id::Range;
+use crate::item::SItem;
+use crate::rules::{check_collective, ItemScope};
+
+/// Items per chunk: the default sub-group size, the `f32` lanes of the
+/// widest vector unit the target is compiled for.
+pub const INTERCHANGE_LANES: usize = DEFAULT_SUB_GROUP_SIZE;
+
+/// What the item closure of an interchanged `distribute_items!` runs for:
+/// `W` items consecutive along the fastest dimension, or one item alone.
+/// One closure takes both, so that it captures its environment once.
+pub enum ItemChunk<const W: usize, const D: usize> {
+    /// A full chunk.
+    Chunk(ItemLanes<W, D>),
+    /// An item outside every full chunk.
+    Item(SItem<D>),
+}
+
+/// `W` items consecutive along the fastest dimension, all inside their
+/// groups: lane `l` is the item `l` places after the first. Made only by
+/// the group loops, which hand out full chunks alone.
+#[derive(Clone, Copy)]
+pub struct ItemLanes<const W: usize, const D: usize> {
+    first: SItem<D>,
+    /// Logical range of the work group the items belong to.
+    work_group_range: Range<D>,
+}
+
+impl<const W: usize, const D: usize> ItemLanes<W, D> {
+    /// The chunk starting at `first`; `first` and the `W - 1` items after
+    /// it along the fastest dimension must lie in `first`'s innermost
+    /// group and in its work group, of range `work_group_range`.
+    #[inline(always)]
+    pub(crate) fn new(first: SItem<D>, work_group_range: Range<D>) -> Self {
+        debug_assert!(first.work_group_local_id()[D - 1] + W <= work_group_range[D - 1]);
+        Self {
+            first,
+            work_group_range,
+        }
+    }
+
+    /// The item in lane `lane`, computed from the lane so that the
+    /// optimiser sees consecutive lanes at consecutive ids.
+    ///
+    /// # Panics
+    /// If `lane >= W`.
+    #[inline(always)]
+    pub fn item(&self, lane: usize) -> SItem<D> {
+        assert!(lane < W, "lane {lane} of a chunk of {W} items");
+        let item = self.first.along_last(lane);
+        let id = item.work_group_local_id();
+        for d in 0..D {
+            // SAFETY: `new`'s callers keep all `W` items inside the work
+            // group and `lane < W`, so every id is below the range. Knowing
+            // it, the optimiser drops the checks of windows and private
+            // memory in the lanes, which can then share SIMD instructions.
+            unsafe { std::hint::assert_unchecked(id[d] < self.work_group_range[d]) };
+        }
+        item
+    }
+
+    /// The `W` items, in lane order.
+    #[inline(always)]
+    pub fn items(&self) -> [SItem<D>; W] {
+        std::array::from_fn(|lane| self.item(lane))
+    }
+}
+
+/// Loops of at most this many iterations (by `size_hint`, checked before
+/// the items run) keep the plain lowering: the optimiser unrolls such a
+/// loop inside the item and vectorises the item loop itself. Matrix
+/// multiply's 16-step `k` loop ran 7–17× slower interchanged (the cause
+/// is not known); n-body's 256-body loop runs 7–12× faster.
+pub const INTERCHANGE_MAX_PLAIN_TRIPS: usize = 16;
+
+/// Runs `f` once for every logical item of `group`, in chunks of `W`
+/// where they fill one (`distribute_items`). Does not synchronise.
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_interchanged<const W: usize, G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+    f: impl FnMut(ItemChunk<W, D>),
+) {
+    check_collective("distribute_items!");
+    let _scope = ItemScope::enter();
+    group.__for_each_item_chunk(f);
+}
+
+/// [`distribute_items_interchanged`] followed by `group_barrier(group)`.
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_interchanged_and_wait<const W: usize, G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+    f: impl FnMut(ItemChunk<W, D>),
+) {
+    distribute_items_interchanged(group, f);
+    group_barrier(*group);
+}
+
+/// The lanes of a chunk, one array per binding: `[(A, B); W]` into
+/// `([A; W], [B; W])`, so that each binding's lanes are consecutive (one
+/// SIMD register) rather than interleaved. Tuples of up to 12 bindings.
+pub trait Unzip {
+    /// One array per binding.
+    type Lanes;
+    /// The arrays, lane `l` of each from element `l`.
+    fn __unzip(self) -> Self::Lanes;
+}
+
+/// The inverse of [`Unzip`]: one tuple per lane, for the statements after
+/// the loop.
+pub trait Rezip {
+    /// One tuple per lane.
+    type Items;
+    /// The tuples, element `l` from lane `l` of each array.
+    fn __rezip(self) -> Self::Items;
+}
+
+impl<const W: usize> Unzip for [(); W] {
+    type Lanes = ();
+    #[inline(always)]
+    fn __unzip(self) {}
+}
+
+macro_rules! lane_tuples {
+    ($($t:ident $v:ident $n:tt),+) => {
+        impl<$($t,)+ const W: usize> Unzip for [($($t,)+); W] {
+            type Lanes = ($([$t; W],)+);
+            #[inline(always)]
+            fn __unzip(self) -> Self::Lanes {
+                let tuples = self.map(MaybeUninit::new);
+                ($(
+                    std::array::from_fn(|lane| {
+                        // SAFETY: `tuples` holds `W` initialised tuples and
+                        // is never dropped (`MaybeUninit`); `from_fn` calls
+                        // this once per lane, and each field is read by
+                        // one `from_fn` alone, so every field moves out
+                        // exactly once.
+                        unsafe { std::ptr::read(&(*tuples[lane].as_ptr()).$n) }
+                    }),
+                )+)
+            }
+        }
+
+        impl<$($t,)+ const W: usize> Rezip for ($([$t; W],)+) {
+            type Items = [($($t,)+); W];
+            #[inline(always)]
+            fn __rezip(self) -> Self::Items {
+                let ($($v,)+) = self;
+                $(let $v = $v.map(MaybeUninit::new);)+
+                std::array::from_fn(|lane| {
+                    // SAFETY: every array holds `W` initialised values and
+                    // is never dropped (`MaybeUninit`); `from_fn` calls
+                    // this once per lane, so each value moves out once.
+                    unsafe { ($($v[lane].assume_init_read(),)+) }
+                })
+            }
+        }
+    };
+}
+
+lane_tuples!(A a 0);
+lane_tuples!(A a 0, B b 1);
+lane_tuples!(A a 0, B b 1, C c 2);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9, K k 10);
+lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 9, K k 10, L l 11);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unzip_and_rezip_are_inverse_and_keep_lane_order() {
+        let items: [(u8, String, i64); 3] = [
+            (1, "a".into(), -1),
+            (2, "b".into(), -2),
+            (3, "c".into(), -3),
+        ];
+        let (a, b, c) = items.clone().__unzip();
+        assert_eq!(a, [1, 2, 3]);
+        assert_eq!(b, ["a", "b", "c"]);
+        assert_eq!(c, [-1, -2, -3]);
+        assert_eq!((a, b, c).__rezip(), items);
+        // Every value moves exactly once: no clone is dropped twice or leaked.
+        let shared = std::rc::Rc::new(7);
+        let lanes: [(std::rc::Rc<i32>, u8); 4] = std::array::from_fn(|l| (shared.clone(), l as u8));
+        assert_eq!(std::rc::Rc::strong_count(&shared), 5);
+        let (rcs, ids) = lanes.__unzip();
+        assert_eq!(std::rc::Rc::strong_count(&shared), 5);
+        assert_eq!(ids, [0, 1, 2, 3]);
+        drop((rcs, ids).__rezip());
+        assert_eq!(std::rc::Rc::strong_count(&shared), 1);
+        let one: [(f32,); 2] = [(0.5,), (1.5,)];
+        assert_eq!(one.__unzip(), ([0.5, 1.5],));
+    }
+}

@@ -1,0 +1,481 @@
+//! `distribute_items!` whose body is statements, a loop with the same
+//! iterations for every item, and more statements: the lowering runs the
+//! loop outside and the items (chunks of `INTERCHANGE_LANES`) inside it.
+//!
+//! Every kernel here checks its results against a serial loop that runs
+//! the same operations per item, bit for bit (floats included), and where
+//! it matters the order in which the statements ran: each item in its own
+//! order, items of a full chunk interleaved in the loop (the shortcut was
+//! taken), the rest item after item (the plain loop). Groups whose size is
+//! not a multiple of the lane count, 2-D groups and sub-groups; each
+//! fallback shape runs the plain loop.
+
+use std::sync::Mutex;
+
+use scoped::__private::INTERCHANGE_LANES as W;
+use scoped::prelude::*;
+
+const SOFTENING: f32 = 1e-3;
+
+/// The n-body interaction, the same operations everywhere.
+#[inline(always)]
+fn pull(xi: f32, xj: f32, mj: f32) -> f32 {
+    let d = xj - xi;
+    let d2 = d.mul_add(d, SOFTENING);
+    let inv = 1.0 / d2.sqrt();
+    mj * d * inv * inv * inv
+}
+
+fn bodies(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let x = (0..n)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0)
+        .collect();
+    let m = (0..n).map(|i| 0.5 + (i * 13 % 7) as f32 / 7.0).collect();
+    (x, m)
+}
+
+/// Item `i`'s acceleration from every body `j` of `x`, in increasing `j`.
+fn reference(x: &[f32], m: &[f32], i: usize) -> f32 {
+    let mut a = 0.0f32;
+    for j in 0..x.len() {
+        a += pull(x[i], x[j], m[j]);
+    }
+    a * 0.5
+}
+
+/// The GPU Gems form: the `j` loop inside the item, its sum an item local.
+#[kernel]
+fn nbody_items(
+    group: WorkGroup<1>,
+    ((x, m), mut out): (
+        (ItemsRefWindow<'_, f32>, ItemsRefWindow<'_, f32>),
+        ItemsWindow<'_, f32>,
+    ),
+) {
+    let all = x.as_slice();
+    let masses = m.as_slice();
+    let n = all.len();
+    distribute_items!(group, |idx| {
+        let i = idx.global_linear_id();
+        let xi = all[i];
+        let mut a = 0.0f32;
+        for j in 0..n {
+            a += pull(xi, all[j], masses[j]);
+        }
+        out[idx] = a * 0.5;
+    });
+}
+
+fn run_nbody(groups: usize, size: usize) -> Vec<f32> {
+    let n = groups * size;
+    let (x, m) = bodies(n);
+    let mut out = vec![f32::NAN; n];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(
+            groups,
+            size,
+            (
+                (ItemsRef::new(&x), ItemsRef::new(&m)),
+                ItemsMut::new(&mut out),
+            ),
+            nbody_items,
+        )
+        .unwrap();
+    for (i, got) in out.iter().enumerate() {
+        let want = reference(&x, &m, i);
+        assert_eq!(got.to_bits(), want.to_bits(), "item {i}: {got} vs {want}");
+    }
+    out
+}
+
+#[test]
+fn nbody_in_items_is_bit_for_bit_the_serial_sum() {
+    // Group sizes below, at and above multiples of the lane count.
+    for size in [1, W - 1, W, W + 3, 3 * W, 3 * W + 5] {
+        run_nbody(3, size);
+    }
+}
+
+/// Loop iterations in the traced kernels: more than
+/// `INTERCHANGE_MAX_PLAIN_TRIPS`, so that full chunks are interchanged.
+const STEPS: usize = 20;
+
+/// What each group's body did, in the order it did it: (local linear id,
+/// step).
+struct Trace(Mutex<Vec<Vec<(usize, usize)>>>);
+
+impl Trace {
+    fn new(groups: usize) -> Self {
+        Self(Mutex::new(vec![Vec::new(); groups]))
+    }
+
+    fn hit(&self, group: usize, item: usize, step: usize) {
+        self.0.lock().unwrap()[group].push((item, step));
+    }
+
+    fn into_inner(self) -> Vec<Vec<(usize, usize)>> {
+        self.0.into_inner().unwrap()
+    }
+}
+
+/// The order of the interchanged lowering for a row of `len` items with
+/// first local linear id `first`, `steps` loop iterations, step 0 before
+/// the loop, steps `1..=steps` in the loop, `steps + 1` after it.
+fn interchanged_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
+    let mut order = Vec::new();
+    let full = len - len % W;
+    for chunk in (0..full).step_by(W) {
+        let lanes = first + chunk..first + chunk + W;
+        order.extend(lanes.clone().map(|l| (l, 0)));
+        for s in 1..=steps {
+            order.extend(lanes.clone().map(|l| (l, s)));
+        }
+        order.extend(lanes.map(|l| (l, steps + 1)));
+    }
+    for l in first + full..first + len {
+        order.extend((0..=steps + 1).map(|s| (l, s)));
+    }
+    order
+}
+
+/// The plain loop's order: item after item.
+fn plain_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
+    (first..first + len)
+        .flat_map(|l| (0..=steps + 1).map(move |s| (l, s)))
+        .collect()
+}
+
+#[kernel]
+fn traced_1d(group: WorkGroup<1>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_items!(group, |idx| {
+        let l = idx.innermost_local_linear_id();
+        trace.hit(g, l, 0);
+        let mut step = 1;
+        for _ in 0..steps {
+            trace.hit(g, l, step);
+            step += 1;
+        }
+        trace.hit(g, l, step);
+    });
+}
+
+/// The loop walks a slice declared outside the items.
+#[kernel]
+fn traced_slice(group: WorkGroup<1>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    let numbers: Vec<usize> = (1..=steps).collect();
+    let numbers = numbers.as_slice();
+    distribute_items!(group, |idx| {
+        let l = idx.innermost_local_linear_id();
+        trace.hit(g, l, 0);
+        for step in numbers.iter() {
+            trace.hit(g, l, *step);
+        }
+        trace.hit(g, l, numbers.len() + 1);
+    });
+}
+
+#[test]
+fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
+    let size = W + 3;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_slice(g, STEPS, &trace))
+        .unwrap();
+    for got in trace.into_inner() {
+        assert_eq!(got, interchanged_row(0, size, STEPS), "slice");
+    }
+    for size in [3, W, W + 3, 2 * W + 1] {
+        let trace = Trace::new(2);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel(2, size, |g| traced_1d(g, STEPS, &trace))
+            .unwrap();
+        for got in trace.into_inner() {
+            assert_eq!(got, interchanged_row(0, size, STEPS), "group size {size}");
+        }
+    }
+}
+
+/// A 2-D group: chunks run along each row.
+#[kernel]
+fn traced_2d(group: WorkGroup<2>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_items!(group, |idx| {
+        let l = idx.innermost_local_linear_id();
+        trace.hit(g, l, 0);
+        let mut step = 1;
+        for _ in 0..steps {
+            trace.hit(g, l, step);
+            step += 1;
+        }
+        trace.hit(g, l, step);
+    });
+}
+
+#[test]
+fn two_dimensional_groups_interchange_each_row() {
+    let (rows, columns) = (3, W + 2);
+    let trace = Trace::new(4);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel([2, 2], [rows, columns], |g| traced_2d(g, STEPS, &trace))
+        .unwrap();
+    let want: Vec<(usize, usize)> = (0..rows)
+        .flat_map(|r| interchanged_row(r * columns, columns, STEPS))
+        .collect();
+    for got in trace.into_inner() {
+        assert_eq!(got, want);
+    }
+}
+
+/// Sub-groups of `W` lanes: each full sub-group is one chunk.
+#[kernel]
+fn traced_sub_groups(group: WorkGroup<1, W>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let l = idx.local_linear_id(&group);
+            trace.hit(g, l, 0);
+            let mut step = 1;
+            for _ in 0..steps {
+                trace.hit(g, l, step);
+                step += 1;
+            }
+            trace.hit(g, l, step);
+        });
+    });
+}
+
+#[test]
+fn sub_groups_interchange_full_sub_groups() {
+    let size = 2 * W + 3;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_sub_groups(g, STEPS, &trace))
+        .unwrap();
+    let mut want = interchanged_row(0, W, STEPS);
+    want.extend(interchanged_row(W, W, STEPS));
+    want.extend(plain_row(2 * W, 3, STEPS));
+    for got in trace.into_inner() {
+        assert_eq!(got, want);
+    }
+}
+
+/// n-body on sub-groups of `W` lanes, a partial last sub-group included.
+#[kernel]
+fn nbody_sub_groups(
+    group: WorkGroup<1, W>,
+    ((x, m), mut out): (
+        (ItemsRefWindow<'_, f32>, ItemsRefWindow<'_, f32>),
+        ItemsWindow<'_, f32>,
+    ),
+) {
+    let all = x.as_slice();
+    let masses = m.as_slice();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let i = idx.global_linear_id();
+            let xi = all[i];
+            let mut a = 0.0f32;
+            for (xj, mj) in all.iter().zip(masses.iter()) {
+                a += pull(xi, *xj, *mj);
+            }
+            out[idx] = a * 0.5;
+        });
+    });
+}
+
+#[test]
+fn nbody_on_sub_groups_is_bit_for_bit_the_serial_sum() {
+    let (groups, size) = (2, 2 * W + 3);
+    let n = groups * size;
+    let (x, m) = bodies(n);
+    let mut out = vec![f32::NAN; n];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(
+            groups,
+            size,
+            (
+                (ItemsRef::new(&x), ItemsRef::new(&m)),
+                ItemsMut::new(&mut out),
+            ),
+            nbody_sub_groups,
+        )
+        .unwrap();
+    for (i, got) in out.iter().enumerate() {
+        assert_eq!(got.to_bits(), reference(&x, &m, i).to_bits(), "item {i}");
+    }
+}
+
+const K: usize = 21;
+
+/// A 2-D matrix product, the `k` loop inside the item (`_and_wait`).
+#[kernel]
+fn matmul_items(group: WorkGroup<2>, (a, b): (&[f32], &[f32]), mut c: ItemsWindow<'_, f32, 2>) {
+    let columns = group.logical_local_range_dim(1) * group.group_range_dim(1);
+    distribute_items_and_wait!(group, |idx| {
+        let (r, col) = (idx.global_id_dim(0), idx.global_id_dim(1));
+        let mut sum = 0.0f32;
+        for k in 0..K {
+            sum = a[r * K + k].mul_add(b[k * columns + col], sum);
+        }
+        c[idx] = sum;
+    });
+}
+
+#[test]
+fn two_dimensional_matrix_product_is_bit_for_bit_the_serial_one() {
+    let (groups, size) = ([2, 3], [3, W + 5]);
+    let (rows, columns) = (groups[0] * size[0], groups[1] * size[1]);
+    let a: Vec<f32> = (0..rows * K).map(|v| (v % 13) as f32 / 3.0 - 2.0).collect();
+    let b: Vec<f32> = (0..K * columns)
+        .map(|v| (v % 11) as f32 / 7.0 - 0.5)
+        .collect();
+    let mut c = vec![f32::NAN; rows * columns];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(groups, size, ItemsMut::new(&mut c), |g, c| {
+            matmul_items(g, (&a, &b), c)
+        })
+        .unwrap();
+    for r in 0..rows {
+        for col in 0..columns {
+            let mut want = 0.0f32;
+            for k in 0..K {
+                want = a[r * K + k].mul_add(b[k * columns + col], want);
+            }
+            let got = c[r * columns + col];
+            assert_eq!(got.to_bits(), want.to_bits(), "({r}, {col})");
+        }
+    }
+}
+
+/// Bindings that are not `Copy`, changed in the loop and moved after it.
+#[kernel]
+fn strings(
+    group: WorkGroup<1>,
+    letters: &[String],
+    steps: usize,
+    mut out: ItemsWindow<'_, String>,
+) {
+    distribute_items!(group, |idx| {
+        let mut text = idx.global_linear_id().to_string() + ":";
+        let l = idx.innermost_local_linear_id();
+        for letter in letters.iter().take(steps) {
+            text.push_str(letter);
+            text.push(if l % 2 == 0 { 'e' } else { 'o' });
+        }
+        out[idx] = text;
+    });
+}
+
+#[test]
+fn bindings_that_are_not_copy_move_through_the_lanes() {
+    let letters: Vec<String> = ('a'..='z').map(String::from).collect();
+    let (groups, size) = (2, W + 3);
+    let mut out = vec![String::new(); groups * size];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
+            strings(g, &letters, STEPS, o)
+        })
+        .unwrap();
+    for (i, got) in out.iter().enumerate() {
+        let parity = if (i % size) % 2 == 0 { 'e' } else { 'o' };
+        let pairs: String = letters[..STEPS]
+            .iter()
+            .flat_map(|letter| [letter.clone(), parity.to_string()])
+            .collect();
+        assert_eq!(*got, format!("{i}:{pairs}"), "item {i}");
+    }
+}
+
+/// Bodies that keep the plain loop: each item runs whole, in increasing
+/// linear id, and computes what the serial loop does.
+#[kernel]
+fn fallbacks(group: WorkGroup<1>, case: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    let steps = STEPS;
+    memory_environment!(group, require_local_mem::<[usize; 1]>(), |bound| {
+        bound[0] = steps;
+        match case {
+            // The iterations depend on the item.
+            0 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps.min(l + steps) {
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+            // The loop may end early.
+            1 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps + 5 {
+                    if s == steps {
+                        break;
+                    }
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+            // The bound is written in the body (it stays the same value).
+            2 => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..bound[0] {
+                    trace.hit(g, l, s + 1);
+                }
+                bound[0] = steps;
+                trace.hit(g, l, steps + 1);
+            }),
+            // A binding from before the loop is shadowed inside it.
+            _ => distribute_items!(group, |idx| {
+                let l = idx.innermost_local_linear_id();
+                trace.hit(g, l, 0);
+                for s in 0..steps {
+                    let l = std::hint::black_box(l);
+                    trace.hit(g, l, s + 1);
+                }
+                trace.hit(g, l, steps + 1);
+            }),
+        }
+    });
+}
+
+/// A loop of at most `INTERCHANGE_MAX_PLAIN_TRIPS` iterations keeps the
+/// plain order.
+#[test]
+fn short_loops_run_item_by_item() {
+    let size = 2 * W + 1;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_1d(g, 16, &trace))
+        .unwrap();
+    for got in trace.into_inner() {
+        assert_eq!(got, plain_row(0, size, 16));
+    }
+}
+
+#[test]
+fn other_bodies_run_item_by_item() {
+    for case in 0..4 {
+        let size = W + 3;
+        let trace = Trace::new(2);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel(2, size, |g| fallbacks(g, case, &trace))
+            .unwrap();
+        for got in trace.into_inner() {
+            assert_eq!(got, plain_row(0, size, STEPS), "case {case}");
+        }
+    }
+}
