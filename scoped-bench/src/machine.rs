@@ -1,5 +1,6 @@
 //! The machine and the build a run measured: CPU model, threads, the
-//! last-level cache, the compiler, the target features and the date.
+//! last-level cache, the compiler, the flags and target features, the
+//! instruction-set level of launches, and the date.
 
 use time::OffsetDateTime;
 
@@ -16,8 +17,12 @@ pub(crate) struct Machine {
     pub(crate) cache: Option<LastLevelCache>,
     /// `rustc --version` of the compiler `$RUSTC` names (else `rustc`).
     pub(crate) compiler: Option<String>,
+    /// The rustflags this build was compiled with (empty: none).
+    pub(crate) rustflags: &'static str,
     /// The SIMD features this build was compiled for, widest first.
     pub(crate) target_features: Vec<&'static str>,
+    /// The instruction-set level launches run at, or why none can.
+    pub(crate) isa: String,
     pub(crate) sub_group_size: usize,
     /// When the report was made, in UTC.
     pub(crate) date: OffsetDateTime,
@@ -31,7 +36,9 @@ impl Machine {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cache: last_level_cache(),
             compiler: compiler(),
+            rustflags: env!("SCOPED_BENCH_RUSTFLAGS"),
             target_features: target_features(),
+            isa: scoped::Isa::selected().map_or_else(|e| e.to_string(), |isa| isa.to_string()),
             sub_group_size: scoped::DEFAULT_SUB_GROUP_SIZE,
             date: OffsetDateTime::now_utc(),
         }

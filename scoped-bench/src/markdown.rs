@@ -88,13 +88,19 @@ fn machine(s: &mut String, m: &Machine) {
          * threads available: {}\n\
          * last-level cache: {cache}\n\
          * compiler: {}\n\
-         * flags: `-C target-cpu=native` (from `.cargo/config.toml`), release profile; \
-         target features: {}; sub-group size {}\n\
+         * flags: {}, release profile; compiled-in target features: {}; launches at \
+         instruction-set level {} (chosen at run time); sub-group size {}\n\
          * date: {date}",
         m.cpu.as_deref().unwrap_or("unknown"),
         m.threads,
         m.compiler.as_deref().unwrap_or("unknown"),
+        if m.rustflags.is_empty() {
+            "none".to_string()
+        } else {
+            format!("`{}`", m.rustflags)
+        },
         m.target_features.join(", "),
+        m.isa,
         m.sub_group_size,
     );
 }

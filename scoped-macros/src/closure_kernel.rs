@@ -49,6 +49,12 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     let mut walker = Walker::new(ctx);
     walker.visit_expr_mut(&mut closure.body);
     errors.extend(walker.errors);
+    if errors.is_empty() {
+        let group = group.clone().or_else(|| name_typed_wild(&mut closure));
+        if let Some(group) = &group {
+            at_launch_level(&mut closure, group);
+        }
+    }
     if let (Some(group), true) = (group, untyped) {
         // An untyped group has the default sub-group size, as
         // `WorkGroup<D>` written out has: without it nothing would fix `S`.
@@ -67,6 +73,36 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
         #[allow(unused)]
         #closure
     })
+}
+
+/// Makes the closure's body a closure that the runtime runs at the
+/// instruction-set level of the launch that made `group`, as `#[kernel]`
+/// does. Not `move`: the kernel closure's own captures stay borrowed from
+/// it (a `Fn` closure cannot give them away); parameters the body moves
+/// are still captured by value. The inner closure keeps the kernel's return
+/// type, so that `return` keeps its meaning.
+fn at_launch_level(closure: &mut ExprClosure, group: &Ident) {
+    let output = match &closure.output {
+        syn::ReturnType::Default => TokenStream::new(),
+        syn::ReturnType::Type(arrow, ty) => quote!(#arrow #ty),
+    };
+    let body = &closure.body;
+    *closure.body = syn::parse_quote!({
+        ::scoped::__private::run_kernel_body(&#group, #[inline(always)] || #output #body)
+    });
+}
+
+/// A typed `_: WorkGroup<D>` group renamed, so that the body can run at
+/// the launch's level; `None` if the group is not such a parameter.
+fn name_typed_wild(closure: &mut ExprClosure) -> Option<Ident> {
+    match closure.inputs.first_mut() {
+        Some(Pat::Type(typed)) if matches!(*typed.pat, Pat::Wild(_)) => {
+            let name = Ident::new("__scoped_group", Span::call_site());
+            *typed.pat = syn::parse_quote!(#name);
+            Some(name)
+        }
+        _ => None,
+    }
 }
 
 /// The group parameter's name (`None` for `_`) and whether it is untyped.
@@ -159,9 +195,23 @@ mod tests {
     }
 
     #[test]
-    fn a_typed_group_is_left_as_written() {
+    fn a_typed_group_keeps_its_type_and_the_body_runs_at_the_launch_level() {
         let lowered = expand(quote!(|g: WorkGroup<1, 4>| {})).to_string();
-        assert_eq!(lowered, "| g : WorkGroup < 1 , 4 > | { }");
+        assert_eq!(
+            lowered,
+            "| g : WorkGroup < 1 , 4 > | { :: scoped :: __private :: run_kernel_body (& g , \
+             # [inline (always)] | | { }) }"
+        );
+        // A typed `_` group is named so that its body can run at the level.
+        let lowered = expand(quote!(|_: WorkGroup<1>| -> () {
+            return;
+        }))
+        .to_string();
+        assert_eq!(
+            lowered,
+            "| __scoped_group : WorkGroup < 1 > | -> () { :: scoped :: __private :: \
+             run_kernel_body (& __scoped_group , # [inline (always)] | | -> () { return ; }) }"
+        );
     }
 
     #[test]

@@ -90,14 +90,22 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         })
         .collect();
     walker.visit_block_mut(&mut function.block);
+    if let (Flavor::Kernel, Some(name)) = (flavor, &group.name) {
+        at_launch_level(&mut function, name);
+    }
+    // Outside the body's closure, at the top of the function.
     if let Some(shape) = shape {
         function.block.stmts.insert(0, syn::parse_quote!(#shape));
     }
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
-        // that each item lies inside its window.
-        function.attrs.push(syn::parse_quote!(#[inline]));
+        // that each item lies inside its window; and it is compiled inside
+        // the launch's group loop for the instruction-set level chosen at
+        // run time (AVX2/FMA, AVX-512), which a call would leave at the
+        // baseline. Always, so that a kernel launched from several places
+        // is not left out of line.
+        function.attrs.push(syn::parse_quote!(#[inline(always)]));
     }
     errors.extend(walker.errors);
     if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
@@ -114,6 +122,32 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// Makes the body of `function` a closure that the runtime runs at the
+/// instruction-set level of the launch that made `group`
+/// (`run_kernel_body`): always inlined, so that each level's copy compiles
+/// the whole body for its CPU features. The closure's return type is the
+/// function's, so that `?` and `return` keep their meaning.
+fn at_launch_level(function: &mut syn::ItemFn, group: &syn::Ident) {
+    let output = match &function.sig.output {
+        syn::ReturnType::Default => quote!(-> ()),
+        syn::ReturnType::Type(arrow, ty) if !contains_impl(ty) => quote!(#arrow #ty),
+        syn::ReturnType::Type(..) => TokenStream::new(),
+    };
+    let body = &function.block;
+    function.block = syn::parse_quote!({
+        ::scoped::__private::run_kernel_body(&#group, #[inline(always)] move || #output #body)
+    });
+}
+
+/// Whether `ty` mentions `impl Trait`, which a closure cannot name as its
+/// return type.
+fn contains_impl(ty: &syn::Type) -> bool {
+    quote!(#ty)
+        .to_string()
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|word| word == "impl")
 }
 
 /// The type of the parameter named `group`.
@@ -197,22 +231,24 @@ mod tests {
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
         let expected = quote! {
-            #[inline]
+            #[inline(always)]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
                 const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
-                ::scoped::__private::distribute_groups(&group, |sub_group| {
-                    ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
-                        data[idx.global_linear_id()] += 1;
+                ::scoped::__private::run_kernel_body(&group, #[inline(always)] move || -> () {
+                    ::scoped::__private::distribute_groups(&group, #[inline(always)] |sub_group| {
+                        ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
+                            data[idx.global_linear_id()] += 1;
+                        });
+                        ::scoped::__private::single_item(&sub_group, #[inline(always)] || {});
                     });
-                    ::scoped::__private::single_item(&sub_group, || {});
-                });
-                ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
-                    let _ = &sub_group;
-                    {
-                        data[idx.global_linear_id()] += 1;
-                    }
-                });
-                ::scoped::__private::single_item_and_wait(&group, || {});
+                    ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
+                        let _ = &sub_group;
+                        {
+                            data[idx.global_linear_id()] += 1;
+                        }
+                    });
+                    ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
+                })
             }
         };
         // Compared as syntax trees (spans and token spacing aside).
@@ -287,7 +323,7 @@ mod tests {
         // error; the function keeps quiet about the placeholder.
         assert!(lowered.contains(":: core :: unreachable ! ()"), "{lowered}");
         assert!(
-            lowered.starts_with("# [inline] # [allow (unused)]"),
+            lowered.starts_with("# [inline (always)] # [allow (unused)]"),
             "{lowered}"
         );
     }

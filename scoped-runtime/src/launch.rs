@@ -5,6 +5,7 @@ use std::error::Error;
 use std::fmt;
 
 use crate::id::{Id, Range};
+use crate::isa::IsaError;
 use crate::tag::GroupTag;
 
 /// The validated shape of a launch: `num_groups` work groups of
@@ -93,6 +94,9 @@ pub enum LaunchError {
         /// Position of the view among the launch arguments.
         position: usize,
     },
+    /// The instruction-set level of the launch cannot be used: `SCOPED_ISA`
+    /// names no level or one the CPU lacks (see [`Isa`](crate::Isa)).
+    Isa(IsaError),
     /// Memory the launch needs for an argument could not be allocated:
     /// a [`reduction`](crate::reduction) keeps one result per work group.
     OutOfMemory {
@@ -204,6 +208,7 @@ impl fmt::Display for LaunchError {
                     "launch refused: argument {position} (ChunksMut) has per_group = 0"
                 )
             }
+            LaunchError::Isa(error) => write!(f, "launch refused: {error}"),
             LaunchError::BadMapping {
                 position,
                 mapper,

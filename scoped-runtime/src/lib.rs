@@ -7,7 +7,8 @@
 //! * [`Id`], [`Range`] — index spaces; [`SItem`] — a logical work item;
 //! * [`ScopedGroup`] and the group types [`WorkGroup`], [`SubGroup`],
 //!   [`ScalarGroup`]; [`MemoryScope`];
-//! * [`Queue`] — launches on rayon; [`ItemsMut`], [`ChunksMut`] — outputs
+//! * [`Queue`] — launches on rayon, compiled per instruction-set level
+//!   ([`Isa`]); [`ItemsMut`], [`ChunksMut`] — outputs
 //!   written safely by many groups at once; [`MappedMut`] — windows placed
 //!   by a [`RangeMapper`]; [`AtomicView`], [`AtomicRef`] — atomics over
 //!   plain memory; [`ScatterMut`] — `unsafe` arbitrary writes;
@@ -26,6 +27,7 @@ mod barrier;
 mod group;
 mod id;
 mod inputs;
+mod isa;
 mod item;
 mod launch;
 mod lowering;
@@ -52,6 +54,7 @@ pub use group::{
 };
 pub use id::{Id, Range};
 pub use inputs::{ItemsRef, ItemsRefWindow};
+pub use isa::{Isa, IsaError, ISA_ENV};
 pub use item::SItem;
 pub use launch::{LaunchArgs, LaunchError, LaunchShape};
 pub use mapped::{MappedMut, MappedWindow, RangeMapper};
@@ -73,6 +76,7 @@ pub use synchronization::{
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::isa::{run_kernel_body, run_once};
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,

@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::group::WorkGroup;
 use crate::id::Range;
+use crate::isa::{Isa, IsaError, SupportedIsa};
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::lowering::const_checks::group_shape;
 use crate::lowering::group_size::GroupSizeCheck;
@@ -26,9 +27,14 @@ use crate::tag::LaunchTags;
 /// [`LOCAL_MEM_NESTING`](crate::LOCAL_MEM_NESTING) nested local memory
 /// requests. A panic inside a work group reaches the caller of the launch
 /// once the other groups are done; the queue stays usable.
+///
+/// Each launch runs its kernel compiled for an instruction-set level
+/// ([`Isa`]): [`Isa::selected`] unless [`Queue::with_isa`] chose one.
 #[derive(Clone, Default)]
 pub struct Queue {
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The level forced by [`Queue::with_isa`].
+    isa: Option<SupportedIsa>,
 }
 
 /// Why a queue could not be made.
@@ -76,7 +82,10 @@ impl Queue {
     /// [`WORKER_STACK_BYTES`].
     #[must_use]
     pub fn new() -> Self {
-        Self { pool: None }
+        Self {
+            pool: None,
+            isa: None,
+        }
     }
 
     /// A queue on a pool of its own with `threads` threads, each with a
@@ -100,7 +109,44 @@ impl Queue {
         })?;
         Ok(Self {
             pool: Some(Arc::new(pool)),
+            isa: None,
         })
+    }
+
+    /// This queue, its launches compiled for `isa` whatever
+    /// [`Isa::selected`] (and `SCOPED_ISA`) says.
+    ///
+    /// # Errors
+    /// [`IsaError::Unsupported`] if the running CPU lacks features of
+    /// `isa`, naming them.
+    ///
+    /// # Examples
+    /// ```
+    /// use scoped_runtime::{Isa, Queue};
+    /// let queue = Queue::new().with_isa(Isa::Baseline).unwrap();
+    /// assert_eq!(queue.isa(), Ok(Isa::Baseline));
+    /// ```
+    pub fn with_isa(self, isa: Isa) -> Result<Self, IsaError> {
+        Ok(Self {
+            isa: Some(SupportedIsa::new(isa)?),
+            ..self
+        })
+    }
+
+    /// The level this queue's launches are compiled for.
+    ///
+    /// # Errors
+    /// The error of [`Isa::selected`] when the queue has no level of its
+    /// own.
+    pub fn isa(&self) -> Result<Isa, IsaError> {
+        self.supported_isa().map(SupportedIsa::isa)
+    }
+
+    pub(crate) fn supported_isa(&self) -> Result<SupportedIsa, IsaError> {
+        match self.isa {
+            Some(isa) => Ok(isa),
+            None => Isa::selected().and_then(SupportedIsa::new),
+        }
     }
 
     /// The pool launches run on; `None` for the calling thread's own.
@@ -130,7 +176,8 @@ impl Queue {
     /// # Errors
     /// Before anything runs: [`LaunchError::ZeroRange`] if a range has a
     /// zero dimension, [`LaunchError::Overflow`] if the item count
-    /// overflows `usize`; before any kernel body runs,
+    /// overflows `usize`, [`LaunchError::Isa`] if the queue's level
+    /// cannot be used (see [`Queue::isa`]); before any kernel body runs,
     /// [`LaunchError::GroupSize`] if the kernel requires another group
     /// size (`#[kernel(group_size = ...)]`).
     ///
@@ -188,12 +235,13 @@ impl Queue {
         const { group_shape::<D, S>() };
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        let isa = self.supported_isa().map_err(LaunchError::Isa)?;
         let tags = LaunchTags::for_launch(&shape)?;
-        self.run_checked(shape, tags, args, kernel)
+        self.run_checked(shape, tags, isa, args, kernel)
     }
 
     /// Runs a launch whose `args` passed `__check` for `shape`, with the
-    /// group tags reserved for it.
+    /// group tags reserved for it, at `isa`.
     ///
     /// # Errors
     /// [`LaunchError::GroupSize`] if the kernel requires another group
@@ -202,6 +250,7 @@ impl Queue {
         &self,
         shape: LaunchShape<D>,
         tags: LaunchTags,
+        isa: SupportedIsa,
         args: A,
         kernel: K,
     ) -> Result<(), LaunchError>
@@ -211,30 +260,36 @@ impl Queue {
     {
         const { group_shape::<D, S>() };
         let sizes = GroupSizeCheck::default();
-        let run_group = |linear: usize| {
-            let Some(_watch) = sizes.watch() else {
-                return;
-            };
-            let group_id = shape.num_groups.delinearize(linear);
-            let tag = tags.group(linear);
-            let group = WorkGroup::new(
-                group_id,
-                shape.num_groups,
-                shape.group_size,
-                shape.global_range,
-                tag,
-            );
-            // SAFETY: the caller checked `args` for `shape`, `group_id` is
-            // inside `num_groups`, and rayon runs each linear id exactly
-            // once, so no two windows for the same group exist.
-            let part = unsafe { args.__for_group(group_id, &shape, tag) };
-            let _fresh = GroupScope::enter();
-            kernel(group, part);
-        };
+        // Always inlined into each level's copy, with the level as a
+        // constant: see `isa.rs`.
+        let run_group = group_fn(
+            #[inline(always)]
+            |linear: usize, isa| {
+                let Some(_watch) = sizes.watch() else {
+                    return;
+                };
+                let group_id = shape.num_groups.delinearize(linear);
+                let tag = tags.group(linear);
+                let group = WorkGroup::new(
+                    group_id,
+                    shape.num_groups,
+                    shape.group_size,
+                    shape.global_range,
+                    tag,
+                    isa,
+                );
+                // SAFETY: the caller checked `args` for `shape`, `group_id` is
+                // inside `num_groups`, and rayon runs each linear id exactly
+                // once, so no two windows for the same group exist.
+                let part = unsafe { args.__for_group(group_id, &shape, tag) };
+                let _fresh = GroupScope::enter();
+                kernel(group, part);
+            },
+        );
         let run = || {
             (0..shape.num_groups.size())
                 .into_par_iter()
-                .for_each(run_group)
+                .for_each(|g| isa.run_group(g, &run_group))
         };
         match self.pool() {
             Some(pool) => pool.install(run),
@@ -246,10 +301,16 @@ impl Queue {
     }
 }
 
+/// `f`: a place where a closure may carry `#[inline(always)]`.
+fn group_fn<F: Fn(usize, SupportedIsa)>(f: F) -> F {
+    f
+}
+
 impl fmt::Debug for Queue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Queue")
             .field("threads", &self.num_threads())
+            .field("isa", &self.isa())
             .finish()
     }
 }

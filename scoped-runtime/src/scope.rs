@@ -159,12 +159,13 @@ impl<'env> Scope<'env> {
     {
         let shape = LaunchShape::new(num_groups.into(), group_size.into())?;
         args.__check(&shape, 0)?;
+        let isa = self.queue.supported_isa().map_err(LaunchError::Isa)?;
         let tags = LaunchTags::for_launch(&shape)?;
         let queue = self.queue.clone();
         // A kernel's required group size is checked as its groups start,
         // after this call has returned: a refusal panics like a kernel.
         let job: Job<'env> = Box::new(move || {
-            if let Err(refused) = queue.run_checked(shape, tags, args, kernel) {
+            if let Err(refused) = queue.run_checked(shape, tags, isa, args, kernel) {
                 panic!("{refused}");
             }
         });

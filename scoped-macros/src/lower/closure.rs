@@ -11,17 +11,15 @@ use crate::parse::{Collective, Invocation};
 /// `distribute_groups!`, `single_item!` and their `_and_wait` forms.
 pub(super) fn call(inv: &Invocation, group: &Expr) -> TokenStream {
     let span = inv.name.span();
-    let (function, closure) = match inv.kind {
-        Collective::DistributeItems => ("distribute_items", item_closure(&inv.closure)),
-        Collective::DistributeGroups => ("distribute_groups", {
-            let closure = &inv.closure;
-            quote!(#closure)
-        }),
-        _ => ("single_item", {
-            let closure = &inv.closure;
-            quote!(#closure)
-        }),
+    let function = match inv.kind {
+        Collective::DistributeItems => "distribute_items",
+        Collective::DistributeGroups => "distribute_groups",
+        _ => "single_item",
     };
+    // Every closure, not only the item loop's: a kernel body is compiled
+    // once per instruction-set level, and a closure left out of line would
+    // be one function shared by those copies, at the baseline level.
+    let closure = item_closure(&inv.closure);
     let suffix = if inv.wait { "_and_wait" } else { "" };
     let function = format_ident!("{}{}", function, suffix, span = span);
     quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }

@@ -71,7 +71,11 @@ pub(super) fn memory_environment(
     let movement = &inv.closure.capture;
     let output = &inv.closure.output;
     // The closure call stays the macro's: it is no code of the user's.
-    let call = quote! { (#movement || #output #body)() };
+    // Always inlined: a kernel body is compiled once per instruction-set
+    // level, and a closure left out of line would be shared by the copies.
+    let call = quote! {
+        ::scoped::__private::run_once(#[inline(always)] #movement || #output #body)
+    };
     quote_spanned! {inv.name.span()=>
         {
             let #group_var = &#group;

@@ -23,8 +23,6 @@
 //! exact for integers (wrapping arithmetic, associative and commutative),
 //! rounded differently for floating point.
 
-use wide::CmpEq;
-
 /// Whether the cargo feature `scalar-algorithms` forces the scalar loops.
 pub(crate) const FORCE_SCALAR: bool = cfg!(feature = "scalar-algorithms");
 
@@ -318,7 +316,7 @@ pub(crate) fn any_true(values: &[bool]) -> bool {
         for vector in block.chunks_exact(32) {
             acc |= <V as Lanes>::load(vector);
         }
-        if !acc.cmp_eq(zero).all() {
+        if !acc.simd_eq(zero).all() {
             return true;
         }
     }
@@ -326,7 +324,7 @@ pub(crate) fn any_true(values: &[bool]) -> bool {
     for vector in blocks.remainder().chunks(32) {
         acc |= V::load_or(vector, 0);
     }
-    !acc.cmp_eq(zero).all()
+    !acc.simd_eq(zero).all()
 }
 
 /// Whether every value is `true`; as [`any_true`], padding with `true`.
@@ -343,7 +341,7 @@ pub(crate) fn all_true(values: &[bool]) -> bool {
         for vector in block.chunks_exact(32) {
             acc &= <V as Lanes>::load(vector);
         }
-        if acc.cmp_eq(zero).any() {
+        if acc.simd_eq(zero).any() {
             return false;
         }
     }
@@ -351,7 +349,7 @@ pub(crate) fn all_true(values: &[bool]) -> bool {
     for vector in blocks.remainder().chunks(32) {
         acc &= V::load_or(vector, 1);
     }
-    !acc.cmp_eq(zero).any()
+    !acc.simd_eq(zero).any()
 }
 
 /// Whether `pred` holds for any value. The predicate runs on every value of

@@ -122,7 +122,15 @@ impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
 
     #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
-        self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
+        self.__for_each_group(
+            #[inline(always)]
+            |scalar| {
+                scalar.__for_each_item(
+                    #[inline(always)]
+                    |item| f(scalar, item),
+                )
+            },
+        );
     }
 
     #[inline(always)]

@@ -231,7 +231,10 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
     #[inline(always)]
     fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
         if W == 0 {
-            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+            return self.__for_each_item(
+                #[inline(always)]
+                |item| f(ItemChunk::Item(item)),
+            );
         }
         // For a full sub-group, `len == S` and the trip counts are constant.
         let len = if self.is_full() { S } else { self.len };
@@ -249,7 +252,15 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
 
     #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(ScalarGroup<D>, SItem<D>)) {
-        self.__for_each_group(|scalar| scalar.__for_each_item(|item| f(scalar, item)));
+        self.__for_each_group(
+            #[inline(always)]
+            |scalar| {
+                scalar.__for_each_item(
+                    #[inline(always)]
+                    |item| f(scalar, item),
+                )
+            },
+        );
     }
 
     #[inline(always)]

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use super::sub_group::{SubGroup, DEFAULT_SUB_GROUP_SIZE};
 use super::{group_boilerplate, ScopedGroup};
 use crate::id::{for_each_id, scale, Id, Range};
+use crate::isa::SupportedIsa;
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
@@ -29,6 +30,9 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     global_offset: Id<D>,
     global_range: Range<D>,
     tag: GroupTag,
+    /// The instruction-set level of the launch, which the kernel body runs
+    /// at (`run_kernel_body`).
+    pub(crate) isa: SupportedIsa,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -46,6 +50,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         local_range: Range<D>,
         global_range: Range<D>,
         tag: GroupTag,
+        isa: SupportedIsa,
     ) -> Self {
         Self {
             group_id,
@@ -54,6 +59,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             global_offset: scale(group_id, local_range),
             global_range,
             tag,
+            isa,
             _not_send: PhantomData,
         }
     }
@@ -86,16 +92,20 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             self.local_range,
             self.tag,
         );
-        for_each_id(range, |local| {
-            f(SItem::new(
-                offset.plus(local),
-                global_range,
-                local,
-                local_range,
-                local,
-                tag,
-            ))
-        });
+        for_each_id(
+            range,
+            #[inline(always)]
+            |local| {
+                f(SItem::new(
+                    offset.plus(local),
+                    global_range,
+                    local,
+                    local_range,
+                    local,
+                    tag,
+                ))
+            },
+        );
     }
 }
 
@@ -170,7 +180,10 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
     #[inline(always)]
     fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
         if W == 0 {
-            return self.__for_each_item(|item| f(ItemChunk::Item(item)));
+            return self.__for_each_item(
+                #[inline(always)]
+                |item| f(ItemChunk::Item(item)),
+            );
         }
         let (offset, global_range, local_range, tag) = (
             self.global_offset,
@@ -192,75 +205,87 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         let full = last - last % W;
         let mut rows = local_range;
         rows[D - 1] = 1;
-        for_each_id(rows, |row| {
-            let at = |i: usize| {
-                let mut local = row;
-                local[D - 1] = i;
-                item(local)
-            };
-            for first in (0..full).step_by(W) {
-                f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
-            }
-            for i in full..last {
-                f(ItemChunk::Item(at(i)));
-            }
-        });
+        for_each_id(
+            rows,
+            #[inline(always)]
+            |row| {
+                let at = |i: usize| {
+                    let mut local = row;
+                    local[D - 1] = i;
+                    item(local)
+                };
+                for first in (0..full).step_by(W) {
+                    f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
+                }
+                for i in full..last {
+                    f(ItemChunk::Item(at(i)));
+                }
+            },
+        );
     }
 
     #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
         let last = self.local_range[D - 1];
         let groups = self.sub_group_range();
-        for_each_id(self.local_range, |local| {
-            let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
-            let mut sub_id = local;
-            sub_id[D - 1] = sub;
-            let mut first = local;
-            first[D - 1] = sub * S;
-            let len = S.min(last - first[D - 1]);
-            let sub_group = SubGroup::new(
-                sub_id,
-                groups,
-                self.global_offset.plus(first),
-                len,
-                self.global_range,
-                first,
-                self.local_range,
-                self.tag,
-            );
-            let mut in_sub_group = Id::zero();
-            in_sub_group[D - 1] = lane;
-            let item = SItem::new(
-                self.global_offset.plus(local),
-                self.global_range,
-                in_sub_group,
-                sub_group.logical_local_range(),
-                local,
-                self.tag,
-            );
-            f(sub_group, item)
-        });
+        for_each_id(
+            self.local_range,
+            #[inline(always)]
+            |local| {
+                let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
+                let mut sub_id = local;
+                sub_id[D - 1] = sub;
+                let mut first = local;
+                first[D - 1] = sub * S;
+                let len = S.min(last - first[D - 1]);
+                let sub_group = SubGroup::new(
+                    sub_id,
+                    groups,
+                    self.global_offset.plus(first),
+                    len,
+                    self.global_range,
+                    first,
+                    self.local_range,
+                    self.tag,
+                );
+                let mut in_sub_group = Id::zero();
+                in_sub_group[D - 1] = lane;
+                let item = SItem::new(
+                    self.global_offset.plus(local),
+                    self.global_range,
+                    in_sub_group,
+                    sub_group.logical_local_range(),
+                    local,
+                    self.tag,
+                );
+                f(sub_group, item)
+            },
+        );
     }
 
     #[inline(always)]
     fn __for_each_group(&self, mut f: impl FnMut(SubGroup<D, S>)) {
         let last = self.local_range[D - 1];
         let groups = self.sub_group_range();
-        for_each_id(groups, |sub_id| {
-            let mut first = sub_id;
-            first[D - 1] = sub_id[D - 1] * S;
-            let len = S.min(last - first[D - 1]);
-            f(SubGroup::new(
-                sub_id,
-                groups,
-                self.global_offset.plus(first),
-                len,
-                self.global_range,
-                first,
-                self.local_range,
-                self.tag,
-            ))
-        });
+        for_each_id(
+            groups,
+            #[inline(always)]
+            |sub_id| {
+                let mut first = sub_id;
+                first[D - 1] = sub_id[D - 1] * S;
+                let len = S.min(last - first[D - 1]);
+                f(SubGroup::new(
+                    sub_id,
+                    groups,
+                    self.global_offset.plus(first),
+                    len,
+                    self.global_range,
+                    first,
+                    self.local_range,
+                    self.tag,
+                ))
+            },
+        );
     }
 }
 

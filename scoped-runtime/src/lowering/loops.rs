@@ -39,7 +39,10 @@ pub trait GroupLoops<const D: usize>: Sealed {
     /// increasing linear id.
     #[inline(always)]
     fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
-        self.__for_each_item(|item| f(ItemChunk::Item(item)));
+        self.__for_each_item(
+            #[inline(always)]
+            |item| f(ItemChunk::Item(item)),
+        );
     }
 
     /// Runs `f` for every subgroup, in increasing group linear id.

@@ -1,0 +1,500 @@
+//! Instruction-set levels: every kernel body is compiled once per x86-64
+//! level, and each launch runs the best copy the CPU has.
+//!
+//! A crate built with no flags targets SSE2 only: `f32::mul_add` is a call
+//! into libm and vectors are 128 bits wide. The launch's loop over a
+//! thread's groups is compiled once per level inside `#[target_feature]`
+//! functions (AVX2 and FMA at [`Isa::V3`], AVX-512 at [`Isa::V4`]), and so
+//! is the kernel's body ([`run_kernel_body`]): the group loop makes each
+//! group and its windows, the kernel, the macros' closures and the
+//! runtime's item loops are all inlined into it, and the whole kernel is
+//! compiled for that level. The level is detected once per process; the
+//! environment variable `SCOPED_ISA=baseline|v3|v4` forces one, and
+//! [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
+
+use std::error::Error;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use crate::group::WorkGroup;
+#[cfg(test)]
+use crate::id::Id;
+
+/// The environment variable that forces the level of every launch.
+pub const ISA_ENV: &str = "SCOPED_ISA";
+
+/// An instruction-set level that launches are compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Isa {
+    /// What the crate itself is compiled for: SSE2 on a default x86-64
+    /// build, and the only level on other architectures.
+    Baseline,
+    /// x86-64-v3: AVX, AVX2, FMA, BMI1, BMI2, F16C, LZCNT, MOVBE, POPCNT.
+    V3,
+    /// x86-64-v4: v3 and AVX-512 F, BW, CD, DQ, VL.
+    V4,
+}
+
+/// CPU features of [`Isa::V3`]; the same list as the `target_feature`
+/// attribute of `body_v3`.
+const V3_FEATURES: &[&str] = &[
+    "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "lzcnt", "movbe", "popcnt",
+];
+/// CPU features [`Isa::V4`] adds to [`Isa::V3`]; the same list as the
+/// `target_feature` attribute of `body_v4`.
+const V4_FEATURES: &[&str] = &["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"];
+
+impl Isa {
+    /// Every level, lowest first.
+    pub const ALL: [Isa; 3] = [Isa::Baseline, Isa::V3, Isa::V4];
+
+    /// The name `SCOPED_ISA` takes: `"baseline"`, `"v3"` or `"v4"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Baseline => "baseline",
+            Isa::V3 => "v3",
+            Isa::V4 => "v4",
+        }
+    }
+
+    /// The CPU features this level needs beyond [`Isa::Baseline`].
+    #[must_use]
+    pub fn features(self) -> Vec<&'static str> {
+        match self {
+            Isa::Baseline => Vec::new(),
+            Isa::V3 => V3_FEATURES.to_vec(),
+            Isa::V4 => [V3_FEATURES, V4_FEATURES].concat(),
+        }
+    }
+
+    /// The features of this level that the running CPU lacks (all of
+    /// them, beyond the baseline, off x86-64).
+    #[must_use]
+    pub fn missing_features(self) -> Vec<&'static str> {
+        self.features()
+            .into_iter()
+            .filter(|f| !cpu_has(f))
+            .collect()
+    }
+
+    /// Whether the running CPU has every feature of this level.
+    #[must_use]
+    pub fn is_supported(self) -> bool {
+        self.missing_features().is_empty()
+    }
+
+    /// The highest level the running CPU supports, detected once per
+    /// process.
+    #[must_use]
+    pub fn detected() -> Isa {
+        static DETECTED: OnceLock<Isa> = OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            Isa::ALL
+                .into_iter()
+                .rev()
+                .find(|isa| isa.is_supported())
+                .unwrap_or(Isa::Baseline)
+        })
+    }
+
+    /// The level launches use unless their queue forces one: the one
+    /// named by `SCOPED_ISA` if it is set, otherwise [`Isa::detected`].
+    /// Read once per process.
+    ///
+    /// # Errors
+    /// If `SCOPED_ISA` names no level, or a level the CPU lacks (the
+    /// error names the missing features). Every launch of a queue without
+    /// a level of its own then returns this error.
+    pub fn selected() -> Result<Isa, IsaError> {
+        static SELECTED: OnceLock<Result<Isa, IsaError>> = OnceLock::new();
+        SELECTED
+            .get_or_init(|| match std::env::var(ISA_ENV) {
+                Ok(value) => value.parse::<Isa>().and_then(Isa::require),
+                Err(std::env::VarError::NotPresent) => Ok(Isa::detected()),
+                Err(std::env::VarError::NotUnicode(value)) => Err(IsaError::Unknown {
+                    value: value.to_string_lossy().into_owned(),
+                }),
+            })
+            .clone()
+    }
+
+    /// This level if the running CPU supports it.
+    ///
+    /// # Errors
+    /// [`IsaError::Unsupported`], naming the missing features.
+    pub fn require(self) -> Result<Isa, IsaError> {
+        check(self, &self.missing_features())
+    }
+}
+
+/// `isa` if `missing` is empty, otherwise the error naming them.
+fn check(isa: Isa, missing: &[&'static str]) -> Result<Isa, IsaError> {
+    if missing.is_empty() {
+        Ok(isa)
+    } else {
+        Err(IsaError::Unsupported {
+            isa,
+            missing: missing.to_vec(),
+        })
+    }
+}
+
+impl fmt::Display for Isa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Isa {
+    type Err = IsaError;
+
+    /// Parses `baseline`, `v3` or `v4` (ASCII case ignored, surrounding
+    /// spaces trimmed).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let name = s.trim();
+        Isa::ALL
+            .into_iter()
+            .find(|isa| isa.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| IsaError::Unknown {
+                value: s.to_string(),
+            })
+    }
+}
+
+/// Why a level cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IsaError {
+    /// The name is not `baseline`, `v3` or `v4`.
+    Unknown {
+        /// The name as given.
+        value: String,
+    },
+    /// The running CPU lacks features of the level.
+    Unsupported {
+        /// The level asked for.
+        isa: Isa,
+        /// The features it lacks.
+        missing: Vec<&'static str>,
+    },
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IsaError::Unknown { value } => write!(
+                f,
+                "unknown instruction-set level `{value}` (from {ISA_ENV} or Queue::with_isa): \
+                 use baseline, v3 or v4"
+            ),
+            IsaError::Unsupported { isa, missing } => write!(
+                f,
+                "instruction-set level {isa} is not supported by this CPU: it lacks {}",
+                missing.join(", ")
+            ),
+        }
+    }
+}
+
+impl Error for IsaError {}
+
+/// Whether the running CPU has `feature` (a name of [`Isa::features`]).
+fn cpu_has(feature: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! detect {
+            ($($name:tt)*) => {
+                match feature {
+                    $($name => std::arch::is_x86_feature_detected!($name),)*
+                    _ => false,
+                }
+            };
+        }
+        detect!(
+            "avx" "avx2" "bmi1" "bmi2" "f16c" "fma" "lzcnt" "movbe" "popcnt"
+            "avx512f" "avx512bw" "avx512cd" "avx512dq" "avx512vl"
+        )
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        false
+    }
+}
+
+/// The highest level the crate itself is compiled for (by `-C target-cpu`
+/// or `-C target-feature`).
+const COMPILED: Isa = if cfg!(all(
+    target_feature = "avx2",
+    target_feature = "fma",
+    target_feature = "bmi1",
+    target_feature = "bmi2",
+    target_feature = "f16c",
+    target_feature = "lzcnt",
+    target_feature = "movbe",
+    target_feature = "popcnt",
+)) {
+    if cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512cd",
+        target_feature = "avx512dq",
+        target_feature = "avx512vl",
+    )) {
+        Isa::V4
+    } else {
+        Isa::V3
+    }
+} else {
+    Isa::Baseline
+};
+
+/// A level the running CPU was checked to support: the only kind of value
+/// that selects a `#[target_feature]` copy of the group loop or of a
+/// kernel body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SupportedIsa(Isa);
+
+impl SupportedIsa {
+    /// `isa`, checked against the running CPU.
+    pub(crate) fn new(isa: Isa) -> Result<Self, IsaError> {
+        isa.require().map(SupportedIsa)
+    }
+
+    /// The level.
+    pub(crate) fn isa(self) -> Isa {
+        self.0
+    }
+
+    /// The level whose copy of the code runs: this one, or the level the
+    /// crate itself is compiled for if that is higher (a copy for a lower
+    /// level would be the same code). A constant in builds for `v4` (such
+    /// as `-C target-cpu=native` on an AVX-512 CPU), so that they keep one
+    /// group loop.
+    #[inline(always)]
+    fn copy(self) -> Isa {
+        match COMPILED {
+            Isa::V4 => Isa::V4,
+            Isa::V3 if self.0 == Isa::Baseline => Isa::V3,
+            _ => self.0,
+        }
+    }
+
+    /// Runs `run(group, level)` compiled for this level, `level` this
+    /// level as a constant: `run` and everything inlined into it is
+    /// compiled with the level's features. One call per group, as before
+    /// levels: a loop over several groups would inline the kernel into it,
+    /// where a window escaping into a call that is not inlined stops the
+    /// next group's loops from vectorising (see ARCHITECTURE.md).
+    #[inline(always)]
+    pub(crate) fn run_group<F: Fn(usize, SupportedIsa)>(self, group: usize, run: &F) {
+        match self.copy() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `SupportedIsa::new` checked that the CPU has every
+            // feature of v4, which are those `group_v4` is compiled with.
+            Isa::V4 => unsafe { x86::group_v4(group, run) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as for v4, with the features of v3.
+            Isa::V3 => unsafe { x86::group_v3(group, run) },
+            _ => run(group, SupportedIsa(Isa::Baseline)),
+        }
+    }
+}
+
+/// Runs a kernel's body, `body`, compiled for the level of the launch that
+/// made `group`. `#[kernel]` hands every kernel's body to it as an
+/// always-inlined closure.
+///
+/// Each level's copy of the body is a function of its own, so the kernel
+/// itself is only a choice between three calls: small, it is inlined
+/// (with the launch closure around it) into every level's group loop,
+/// where the level is a constant, only the matching call remains, and the
+/// body is inlined there in turn. The body then shares one function with
+/// its group and windows, and the optimiser drops per-item bounds checks
+/// (the n-body of `user-crate/` ran 4.8× slower in CPU time when the body
+/// was left out of line). Where the kernel is not inlined, the level is
+/// read at run time and the body still runs at it.
+#[doc(hidden)]
+#[inline(always)]
+pub fn run_kernel_body<const D: usize, const S: usize, R>(
+    group: &WorkGroup<D, S>,
+    body: impl FnOnce() -> R,
+) -> R {
+    match group.isa.copy() {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a work group's level is a `SupportedIsa`, checked against
+        // the CPU: it has every feature `body_v4` is compiled with.
+        Isa::V4 => unsafe { x86::body_v4(body) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as for v4, with the features of v3.
+        Isa::V3 => unsafe { x86::body_v3(body) },
+        _ => body_baseline(body),
+    }
+}
+
+/// `body()` at the baseline level. Out of line on x86-64, so that a kernel
+/// is only a choice between three calls: small enough for the optimiser to
+/// inline it into every level's group loop (see [`run_kernel_body`]).
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn body_baseline<R>(body: impl FnOnce() -> R) -> R {
+    body()
+}
+
+/// `f()`: where the macros run a closure once (`memory_environment!`'s
+/// body), so that the closure can carry `#[inline(always)]`.
+#[doc(hidden)]
+#[inline(always)]
+pub fn run_once<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// The `#[target_feature]` functions. Their attributes list the features
+/// of `V3_FEATURES` (and `V4_FEATURES`): keep them the same.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Isa, SupportedIsa};
+
+    /// One group at x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V3`].
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
+    pub(super) unsafe fn group_v3<F: Fn(usize, SupportedIsa)>(group: usize, run: &F) {
+        run(group, SupportedIsa(Isa::V3));
+    }
+
+    /// One group at x86-64-v4.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V4`].
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
+                  avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    pub(super) unsafe fn group_v4<F: Fn(usize, SupportedIsa)>(group: usize, run: &F) {
+        run(group, SupportedIsa(Isa::V4));
+    }
+
+    /// `body()` at x86-64-v3.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V3`].
+    #[inline] // a copy in the caller's unit, which a v3 group loop can inline
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
+    pub(super) unsafe fn body_v3<R>(body: impl FnOnce() -> R) -> R {
+        body()
+    }
+
+    /// `body()` at x86-64-v4.
+    ///
+    /// # Safety
+    /// The CPU has every feature of [`Isa::V4`].
+    #[inline] // a copy in the caller's unit, which a v4 group loop can inline
+    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
+                  avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
+    pub(super) unsafe fn body_v4<R>(body: impl FnOnce() -> R) -> R {
+        body()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::Range as Extent;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for isa in Isa::ALL {
+            assert_eq!(isa.name().parse::<Isa>(), Ok(isa));
+            assert_eq!(isa.to_string(), isa.name());
+        }
+        assert_eq!(" V3 ".parse::<Isa>(), Ok(Isa::V3));
+        let error = "avx2".parse::<Isa>().unwrap_err();
+        assert_eq!(
+            error,
+            IsaError::Unknown {
+                value: "avx2".into()
+            }
+        );
+        assert!(error.to_string().contains("`avx2`"), "{error}");
+    }
+
+    #[test]
+    fn levels_nest() {
+        assert!(Isa::Baseline.features().is_empty());
+        let v3 = Isa::V3.features();
+        let v4 = Isa::V4.features();
+        assert!(v3.iter().all(|f| v4.contains(f)));
+        assert!(v4.contains(&"avx512f") && !v3.contains(&"avx512f"));
+    }
+
+    #[test]
+    fn a_missing_feature_is_named() {
+        let error = check(Isa::V4, &["avx512bw", "avx512vl"]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "instruction-set level v4 is not supported by this CPU: it lacks avx512bw, avx512vl"
+        );
+        assert_eq!(check(Isa::V3, &[]), Ok(Isa::V3));
+    }
+
+    #[test]
+    fn detection_matches_the_cpu() {
+        let detected = Isa::detected();
+        assert!(detected.is_supported());
+        assert!(Isa::Baseline.is_supported());
+        for isa in Isa::ALL {
+            // Levels nest, so every level up to the detected one is
+            // supported and none above.
+            assert_eq!(isa.is_supported(), isa <= detected, "{isa}");
+            assert_eq!(SupportedIsa::new(isa).is_ok(), isa <= detected, "{isa}");
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            Isa::V3.is_supported(),
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(detected, Isa::Baseline);
+    }
+
+    #[test]
+    fn no_copy_runs_below_the_compiled_level() {
+        for isa in Isa::ALL {
+            let copy = SupportedIsa(isa).copy();
+            assert_eq!(copy, isa.max(COMPILED), "{isa}");
+        }
+        // This crate's own build: no flags unless the workspace sets some.
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx2")))]
+        assert_eq!(COMPILED, Isa::Baseline);
+    }
+
+    #[test]
+    fn groups_and_kernel_bodies_run_at_their_level() {
+        for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let level = SupportedIsa::new(isa).unwrap();
+            let tags = crate::tag::LaunchTags::reserve(9).unwrap();
+            for g in 3..9 {
+                level.run_group(g, &|g, level| {
+                    let group = WorkGroup::<1>::new(
+                        Id::new([g]),
+                        Extent::new([9]),
+                        Extent::new([2]),
+                        Extent::new([18]),
+                        tags.group(g),
+                        level,
+                    );
+                    // The group carries the level of the copy that made it.
+                    let ran_at = run_kernel_body(&group, || group.isa.isa());
+                    seen.lock().unwrap().push((g, ran_at));
+                });
+            }
+            let expected: Vec<_> = (3..9).map(|g| (g, isa)).collect();
+            assert_eq!(seen.into_inner().unwrap(), expected, "{isa}");
+        }
+        assert_eq!(run_once(|| 7), 7);
+    }
+}
