@@ -31,6 +31,9 @@ const REFUSED: u8 = 2;
 thread_local! {
     static STATE: Cell<u8> = const { Cell::new(OUTSIDE) };
     static REFUSAL: Cell<Option<LaunchError>> = const { Cell::new(None) };
+    /// The refusals of enclosing groups, while a launch nested in them runs
+    /// a group on this thread (innermost last).
+    static OUTER_REFUSALS: Cell<Vec<Option<LaunchError>>> = const { Cell::new(Vec::new()) };
 }
 
 /// One launch's record of a refused group range.
@@ -42,25 +45,18 @@ pub(crate) struct GroupSizeCheck {
 impl GroupSizeCheck {
     /// Watches one work group run on this thread until the watch drops;
     /// `None` once a kernel of the launch has refused (start no more
-    /// groups).
+    /// groups). Two byte-sized thread-local accesses per group; the
+    /// error itself is moved only on a refusal, out of line.
     #[inline(always)]
     pub(crate) fn watch(&self) -> Option<Watch<'_>> {
         if self.refused.get().is_some() {
             return None;
         }
         let outer = STATE.replace(RUNNING);
-        // A group of an enclosing launch whose kernel refused, and which
-        // then launched this one: its error waits until this group ends.
-        let outer_refusal = if outer == REFUSED {
-            REFUSAL.take()
-        } else {
-            None
-        };
-        Some(Watch {
-            check: self,
-            outer,
-            outer_refusal,
-        })
+        if outer == REFUSED {
+            save_outer_refusal();
+        }
+        Some(Watch { check: self, outer })
     }
 
     /// The launch's result once every group has ended.
@@ -72,25 +68,53 @@ impl GroupSizeCheck {
     }
 }
 
+/// A group of an enclosing launch whose kernel refused, and which then
+/// launched this one: its error waits until this group ends.
+#[cold]
+#[inline(never)]
+fn save_outer_refusal() {
+    let refusal = REFUSAL.take();
+    let mut saved = OUTER_REFUSALS.take();
+    saved.push(refusal);
+    OUTER_REFUSALS.set(saved);
+}
+
 /// A work group running under a [`GroupSizeCheck`]; restores what the
 /// thread was doing before (a group of an enclosing launch) when dropped.
+/// Two words, no drop glue of its own: the common end is one
+/// thread-local byte written back.
 pub(crate) struct Watch<'a> {
     check: &'a GroupSizeCheck,
     outer: u8,
-    outer_refusal: Option<LaunchError>,
 }
 
 impl Drop for Watch<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if STATE.replace(self.outer) == REFUSED {
+        let state = STATE.replace(self.outer);
+        if state == REFUSED || self.outer == REFUSED {
+            self.end_after_refusal(state);
+        }
+    }
+}
+
+impl Watch<'_> {
+    /// The group (`state`) or an enclosing one refused: records this
+    /// launch's first refusal and gives the enclosing group its error back.
+    #[cold]
+    #[inline(never)]
+    fn end_after_refusal(&self, state: u8) {
+        if state == REFUSED {
             if let Some(error) = REFUSAL.take() {
                 // The first refusal of the launch is the one reported.
                 let _ = self.check.refused.set(error);
             }
         }
         if self.outer == REFUSED {
-            REFUSAL.set(self.outer_refusal.take());
+            let mut saved = OUTER_REFUSALS.take();
+            let refusal = saved.pop().flatten();
+            OUTER_REFUSALS.set(saved);
+            REFUSAL.set(refusal);
         }
     }
 }
