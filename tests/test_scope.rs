@@ -3,7 +3,7 @@
 //! serial loops.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -200,4 +200,48 @@ fn refused_launches_are_errors_at_submission_and_never_run() {
     assert_eq!(value, 7);
     assert_eq!(runs.into_inner(), 0);
     assert_eq!(short, vec![0; 10]);
+}
+
+/// The scope's runner is a job of the queue's pool: on a pool of one
+/// thread, and for a scope opened on one of the pool's own threads (where
+/// that thread must run the runner itself), every launch still runs, in
+/// order.
+#[test]
+fn scopes_run_on_one_thread_pools_and_from_inside_the_pool() {
+    #[kernel]
+    fn double_and_add(group: WorkGroup<1>, data: &[AtomicU64], step: u64) {
+        distribute_items!(group, |idx| {
+            let cell = &data[idx.global_linear_id()];
+            cell.store(cell.load(Ordering::Relaxed) * 2 + step, Ordering::Relaxed);
+        });
+    }
+    let run = |queue: &Queue| {
+        let data: Vec<AtomicU64> = (0..512).map(|_| AtomicU64::new(1)).collect();
+        queue.scope(|s| {
+            for step in 0..5u64 {
+                // Each launch doubles and adds its step: order matters.
+                let data = &data;
+                s.parallel(4, 128, move |g| double_and_add(g, data, step))
+                    .unwrap();
+            }
+        });
+        data.into_iter()
+            .map(AtomicU64::into_inner)
+            .collect::<Vec<_>>()
+    };
+    let mut expected = 1u64;
+    for step in 0..5 {
+        expected = expected * 2 + step;
+    }
+    let one = Queue::with_threads(1).unwrap();
+    assert!(run(&one).iter().all(|&x| x == expected));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let inside = pool.install(|| run(&Queue::new()));
+    assert!(inside.iter().all(|&x| x == expected));
+    let two = Queue::with_threads(2).unwrap();
+    let nested = one.scope(|_| run(&two));
+    assert!(nested.iter().all(|&x| x == expected));
 }

@@ -150,7 +150,7 @@ impl Queue {
     }
 
     /// The pool launches run on; `None` for the calling thread's own.
-    fn pool(&self) -> Option<&rayon::ThreadPool> {
+    pub(crate) fn pool(&self) -> Option<&rayon::ThreadPool> {
         match &self.pool {
             Some(pool) => Some(pool),
             None if rayon::current_thread_index().is_some() => None,

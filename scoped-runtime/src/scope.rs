@@ -1,8 +1,9 @@
 //! Asynchronous launches: [`Queue::scope`] and its [`Scope`], an in-order
 //! queue in the manner of [`std::thread::scope`].
 //!
-//! One thread per scope runs the submitted launches one after the other;
-//! the submitting thread only checks each launch and hands it over. The
+//! One job per scope, on the queue's pool, runs the submitted launches one
+//! after the other; the submitting thread only checks each launch and
+//! hands it over. The
 //! borrow checker keeps everything a launch borrows alive and, for a
 //! mutable borrow, untouched until the scope ends, and the scope does not
 //! end before its last launch.
@@ -11,7 +12,7 @@ use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex, PoisonError};
 
 use crate::group::WorkGroup;
 use crate::id::Range;
@@ -47,10 +48,11 @@ impl Queue {
     /// the same scope, and data borrowed from inside `f` cannot be
     /// launched on (it would not live long enough).
     ///
-    /// The scope runs its launches from a thread of its own (started by
-    /// each call), which hands each launch to the queue's pool: for a
-    /// queue from [`Queue::new`], rayon's global pool, even when the scope
-    /// is opened inside another pool.
+    /// The scope runs its launches from a job on the queue's pool (for a
+    /// queue from [`Queue::new`], the pool it would launch on), so each
+    /// launch starts from one of the pool's threads, without the hand-over
+    /// and wait a blocking launch pays; that job holds one of the pool's
+    /// threads while it waits for submissions.
     ///
     /// # Panics
     /// If a work group panics, with that panic, once `f` has returned and
@@ -81,29 +83,53 @@ impl Queue {
     where
         F: FnOnce(&Scope<'env>) -> R,
     {
-        std::thread::scope(|threads| {
-            let (jobs, queued) = mpsc::channel::<Job<'env>>();
-            let runner = std::thread::Builder::new()
-                .name("scoped-scope".into())
-                .spawn_scoped(threads, move || run_in_order(queued))
-                .expect("cannot start the thread that runs a scope's launches");
-            let scope = Scope {
-                queue: self.clone(),
-                jobs,
-                _env: PhantomData,
-            };
-            let result = panic::catch_unwind(AssertUnwindSafe(|| f(&scope)));
-            // Closing the channel lets the runner end after the last job.
-            drop(scope);
-            let kernel_panic = runner
-                .join()
-                .expect("the runner catches the panics of the launches");
-            match (result, kernel_panic) {
-                (Err(payload), _) | (Ok(_), Some(payload)) => panic::resume_unwind(payload),
-                (Ok(value), None) => value,
+        let (jobs, queued) = mpsc::channel::<Job<'env>>();
+        let kernel_panic = Mutex::new(None);
+        let scope = Scope {
+            queue: self.clone(),
+            jobs,
+            _env: PhantomData,
+        };
+        // The runner is a job of the pool the launches run on, so that each
+        // launch starts from one of its threads: no hand-over to the pool
+        // and wait for its end per launch, as from a thread outside it.
+        let result = match self.pool() {
+            Some(pool) => {
+                pool.in_place_scope(|threads| run_scope(threads, queued, &kernel_panic, scope, f))
             }
-        })
+            None => {
+                rayon::in_place_scope(|threads| run_scope(threads, queued, &kernel_panic, scope, f))
+            }
+        };
+        let kernel_panic = kernel_panic
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        match (result, kernel_panic) {
+            (Err(payload), _) | (Ok(_), Some(payload)) => panic::resume_unwind(payload),
+            (Ok(value), None) => value,
+        }
     }
+}
+
+/// Starts the runner on `threads`, runs `f` and closes the channel.
+fn run_scope<'scope, 'env: 'scope, F, R>(
+    threads: &rayon::Scope<'scope>,
+    queued: mpsc::Receiver<Job<'env>>,
+    kernel_panic: &'scope Mutex<Option<Box<dyn Any + Send>>>,
+    scope: Scope<'env>,
+    f: F,
+) -> std::thread::Result<R>
+where
+    F: FnOnce(&Scope<'env>) -> R,
+{
+    threads.spawn(move |_| {
+        let failure = run_in_order(queued);
+        *kernel_panic.lock().unwrap_or_else(PoisonError::into_inner) = failure;
+    });
+    let result = panic::catch_unwind(AssertUnwindSafe(|| f(&scope)));
+    // Closing the channel lets the runner end after the last job.
+    drop(scope);
+    result
 }
 
 /// Runs the jobs in order until the channel closes; after a panic, drops
