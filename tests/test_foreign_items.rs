@@ -125,6 +125,44 @@ fn private_memory_refuses_an_item_of_another_work_group() {
     assert!(out.into_inner().unwrap().is_empty());
 }
 
+/// Keeps item 3 (of sub-group 0), then indexes the private memory of
+/// sub-group 1 of the same work group with it: the tags match, and only the
+/// range check of memory smaller than the work group refuses it.
+#[kernel]
+fn private_memory_of_another_sub_group(group: WorkGroup<1, 8>, out: &Mutex<Vec<i32>>) {
+    let kept = Mutex::new(None);
+    distribute_items!(group, |idx| {
+        if idx.global_linear_id() == 3 {
+            kept.lock().unwrap().replace(idx);
+        }
+    });
+    let other = kept.into_inner().unwrap().expect("item 3 ran");
+    distribute_groups!(group, |sub_group| {
+        if sub_group.group_linear_id() == 1 {
+            memory_environment!(sub_group, require_private_mem::<i32>(), |values| {
+                let value = values[other];
+                out.lock().unwrap().push(value);
+            });
+        }
+    });
+}
+
+#[test]
+fn sub_group_private_memory_refuses_an_item_of_another_sub_group() {
+    let out = Mutex::new(Vec::new());
+    let message = panic_message(|| {
+        let _ = Queue::with_threads(1)
+            .unwrap()
+            .parallel(1, 16, |g| private_memory_of_another_sub_group(g, &out));
+    });
+    assert_eq!(
+        message,
+        "private memory: the item with global id 3 is not one of the items of the group whose \
+         items start at global id 8 with range 8 (in this launch)"
+    );
+    assert!(out.into_inner().unwrap().is_empty());
+}
+
 thread_local! {
     /// A sub-group kept by a kernel (sub-groups stay on their thread).
     static KEPT_SUB_GROUP: Cell<Option<SubGroup<1, 8>>> = const { Cell::new(None) };

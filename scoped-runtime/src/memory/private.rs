@@ -11,6 +11,7 @@ use super::heap::{Block, ALIGN};
 use crate::group::ScopedGroup;
 use crate::id::{Id, Range};
 use crate::item::SItem;
+use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
 /// One `T` for every logical item of the group the memory environment was
@@ -41,6 +42,9 @@ pub struct PrivateMem<'a, T: Copy, const D: usize> {
     len: usize,
     /// The work group the memory belongs to.
     tag: GroupTag,
+    /// Whether the memory's group is the whole work group: its tag then
+    /// says all (see [`position`](Self::position)).
+    whole_work_group: bool,
     _storage: PhantomData<&'a mut PrivateStorage>,
     _not_send: PhantomData<*const T>,
 }
@@ -113,6 +117,7 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
             range,
             len,
             tag: group.__tag(),
+            whole_work_group: G::FENCE_SCOPE == MemoryScope::WorkGroup,
             _storage: PhantomData,
             _not_send: PhantomData,
         }
@@ -181,7 +186,15 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
             local[d] = in_work_group[d].wrapping_sub(self.first[d]);
         }
         // The tags are fixed before an item loop: the compare leaves it.
-        if item.tag() != self.tag || !self.range.contains(local) {
+        // Every item the runtime makes for the work group tagged `tag` has
+        // its id in the work group's range, so memory of the whole work
+        // group (`first` 0, `range` the work group's) needs no range check
+        // in release builds. The optimiser did not always prove that check
+        // (sub-group item loops inside a loop of the user's, next to the
+        // nesting-rule counter's thread-local stores): it was a branch per
+        // lane, and the lanes no longer shared SIMD instructions.
+        let check_range = !self.whole_work_group || cfg!(debug_assertions);
+        if item.tag() != self.tag || (check_range && !self.range.contains(local)) {
             foreign_item(item.global_id(), self.offset, self.range);
         }
         self.range.linearize(local)
@@ -193,7 +206,9 @@ impl<'a, T: Copy, const D: usize> PrivateMem<'a, T, D> {
     fn at(&self, item: &SItem<D>) -> &T {
         let position = self.position(item);
         // SAFETY: `position` linearises an id inside `range` (checked in
-        // `position`), so it is below `range.size() == len`, and `data`
+        // `position`, or, for memory of a whole work group, implied by the
+        // item's tag: the runtime makes items of a work group only inside
+        // its range), so it is below `range.size() == len`, and `data`
         // holds `len` initialised values that only `self` reaches.
         unsafe { &*self.data.add(position) }
     }
