@@ -47,7 +47,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprPath, Ident, Lit, Pat, Stmt, UnOp};
 
-use super::item_syntax::{local_id, peel, query, LocalId};
+use super::item_syntax::{local_id, peel, query, rooted_in, LocalId};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -259,16 +259,7 @@ struct Uses<'n> {
 impl Uses<'_> {
     /// The name at the root of a path or field access, through parentheses.
     fn rooted_name(&self, expr: &Expr) -> bool {
-        match expr {
-            Expr::Path(path) => path
-                .path
-                .get_ident()
-                .is_some_and(|name| self.names.contains(name)),
-            Expr::Field(field) => self.rooted_name(&field.base),
-            Expr::Paren(inner) => self.rooted_name(&inner.expr),
-            Expr::Group(inner) => self.rooted_name(&inner.expr),
-            _ => false,
-        }
+        rooted_in(expr, self.names, false)
     }
 
     fn visit_as(&mut self, read: bool, expr: &Expr) {

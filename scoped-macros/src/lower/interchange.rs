@@ -57,7 +57,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, ExprForLoop, Ident, Pat, ReturnType, Stmt, UnOp};
 
-use super::item_syntax::{peel, query};
+use super::item_syntax::{peel, query, rooted_in};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
@@ -697,18 +697,7 @@ fn borrows(stmt: &Stmt, names: &[Ident]) -> bool {
     }
     impl Borrows<'_> {
         fn rooted(&self, expr: &Expr) -> bool {
-            match expr {
-                Expr::Path(path) => path
-                    .path
-                    .get_ident()
-                    .is_some_and(|name| self.names.contains(name)),
-                Expr::Field(f) => self.rooted(&f.base),
-                Expr::Index(i) => self.rooted(&i.expr),
-                Expr::Paren(p) => self.rooted(&p.expr),
-                Expr::Group(g) => self.rooted(&g.expr),
-                Expr::Unary(u) if matches!(u.op, UnOp::Deref(_)) => self.rooted(&u.expr),
-                _ => false,
-            }
+            rooted_in(expr, self.names, true)
         }
     }
     impl<'ast> Visit<'ast> for Borrows<'_> {
@@ -762,16 +751,7 @@ fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
     }
     impl Uses<'_> {
         fn rooted(&self, expr: &Expr) -> bool {
-            match expr {
-                Expr::Path(path) => path
-                    .path
-                    .get_ident()
-                    .is_some_and(|name| self.names.contains(name)),
-                Expr::Field(field) => self.rooted(&field.base),
-                Expr::Paren(inner) => self.rooted(&inner.expr),
-                Expr::Group(inner) => self.rooted(&inner.expr),
-                _ => false,
-            }
+            rooted_in(expr, self.names, false)
         }
         fn visit_as(&mut self, read: bool, expr: &Expr) {
             let saved = std::mem::replace(&mut self.read, read);

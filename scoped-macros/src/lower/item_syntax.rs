@@ -77,3 +77,23 @@ pub(crate) fn peel(expr: &Expr) -> &Expr {
         other => other,
     }
 }
+
+/// Whether `expr` is one of `names`, or a field of one, through
+/// parentheses; with `places`, also an element of one (`x[i]`) or what
+/// one points to (`*x`).
+pub(crate) fn rooted_in(expr: &Expr, names: &[Ident], places: bool) -> bool {
+    match expr {
+        Expr::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|name| names.contains(name)),
+        Expr::Field(field) => rooted_in(&field.base, names, places),
+        Expr::Paren(inner) => rooted_in(&inner.expr, names, places),
+        Expr::Group(inner) => rooted_in(&inner.expr, names, places),
+        Expr::Index(index) if places => rooted_in(&index.expr, names, places),
+        Expr::Unary(unary) if places && matches!(unary.op, syn::UnOp::Deref(_)) => {
+            rooted_in(&unary.expr, names, places)
+        }
+        _ => false,
+    }
+}
