@@ -7,7 +7,12 @@
 //! cargo run --release -p scoped-bench                 # full sizes, 31 rounds
 //! cargo run --release -p scoped-bench -- --quick      # smaller sizes, 5 rounds: under a minute
 //! cargo run --release -p scoped-bench -- --kernel triad --threads 2 --runs 30
+//! cargo run --release -p scoped-bench -- --quick --threads 1 --sub-group-sizes all
 //! ```
+//!
+//! With `--sub-group-sizes` the runner instead compares the variants
+//! generic over their sub-group size at those sizes, at every
+//! instruction-set level the CPU has (`sizes`), and writes nothing.
 //!
 //! Each kernel's first run at each thread count (scoped variants and peer)
 //! is checked against the serial reference; a mismatch is reported and
@@ -26,6 +31,7 @@ mod measure;
 mod options;
 mod order;
 mod results;
+mod sizes;
 mod units;
 
 use std::path::Path;
@@ -64,6 +70,26 @@ fn main() -> ExitCode {
             (entry.setup)(options.scale)
         })
         .collect();
+    if !options.sub_group_sizes.is_empty() {
+        eprintln!("compare: sub-group sizes {:?}", options.sub_group_sizes);
+        return match sizes::sweep(
+            &mut kernels,
+            &options.sub_group_sizes,
+            &options.threads,
+            options.runs,
+        ) {
+            Ok(report) => {
+                println!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(errors) => {
+                for e in &errors {
+                    eprintln!("compare: WRONG RESULT: {e}");
+                }
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut rows = Vec::new();
     let mut errors = Vec::new();
     for &threads in &options.threads {

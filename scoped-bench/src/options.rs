@@ -10,10 +10,14 @@ pub(crate) struct Options {
     pub(crate) runs: usize,
     pub(crate) write: bool,
     pub(crate) launch: bool,
+    /// Sub-group sizes to compare instead of the comparison with the
+    /// peers (`--sub-group-sizes`); empty for the comparison.
+    pub(crate) sub_group_sizes: Vec<usize>,
 }
 
 const USAGE: &str = "usage: cargo run --release -p scoped-bench -- [--quick] \
-                     [--threads N[,N...]] [--kernel NAME]... [--runs N] [--no-write] [--no-launch]";
+                     [--threads N[,N...]] [--kernel NAME]... [--runs N] [--no-write] [--no-launch] \
+                     [--sub-group-sizes all|S[,S...]]";
 
 /// Reads the command line; the error is the message to print.
 pub(crate) fn options() -> Result<Options, String> {
@@ -27,6 +31,7 @@ pub(crate) fn options() -> Result<Options, String> {
         runs: 0,
         write: true,
         launch: true,
+        sub_group_sizes: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -46,6 +51,22 @@ pub(crate) fn options() -> Result<Options, String> {
                     .collect::<Result<_, _>>()?;
             }
             "--kernel" => o.kernels.push(value("--kernel")?),
+            "--sub-group-sizes" => {
+                let text = value("--sub-group-sizes")?;
+                o.sub_group_sizes = if text == "all" {
+                    kernels::SIZES.to_vec()
+                } else {
+                    text.split(',')
+                        .map(|t| match t.parse::<usize>() {
+                            Ok(n) if kernels::SIZES.contains(&n) => Ok(n),
+                            _ => Err(format!(
+                                "--sub-group-sizes: `{t}` is not one of {:?}",
+                                kernels::SIZES
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?
+                };
+            }
             "--runs" => {
                 let text = value("--runs")?;
                 o.runs = match text.parse::<usize>() {

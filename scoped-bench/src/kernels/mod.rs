@@ -83,6 +83,20 @@ pub(crate) trait Kernel: Send {
         let _ = variant;
         false
     }
+    /// The variants generic over their sub-group size `S` (indices into
+    /// [`variants`](Self::variants)), which [`run_sized`](Self::run_sized)
+    /// runs at any size of [`SIZES`].
+    fn sized_variants(&self) -> &'static [usize] {
+        &[]
+    }
+    /// Runs `scoped` variant `variant`, one of
+    /// [`sized_variants`](Self::sized_variants), with sub-groups of `size`
+    /// items, one of [`SIZES`] (what [`run_scoped`](Self::run_scoped) runs
+    /// at [`scoped::DEFAULT_SUB_GROUP_SIZE`]).
+    fn run_sized(&mut self, queue: &Queue, variant: usize, size: usize) {
+        let _ = (queue, size);
+        unreachable!("{}: variant {variant} has no sub-group size", self.name());
+    }
     /// Overwrites every output, so that a check after the next run sees
     /// only what that run wrote.
     fn clear(&mut self);
@@ -90,6 +104,25 @@ pub(crate) trait Kernel: Send {
     /// reference.
     fn check(&self) -> Result<(), String>;
 }
+
+/// The sub-group sizes [`Kernel::run_sized`] runs at.
+pub(crate) const SIZES: [usize; 5] = [4, 8, 16, 32, 64];
+
+/// `$this.$method::<S>($args)` with `S = $size`, one of [`SIZES`]: one
+/// instantiation of the method per size.
+macro_rules! at_sub_group_size {
+    ($size:expr, $this:ident . $method:ident ( $($arg:expr),* )) => {
+        match $size {
+            4 => $this.$method::<4>($($arg),*),
+            8 => $this.$method::<8>($($arg),*),
+            16 => $this.$method::<16>($($arg),*),
+            32 => $this.$method::<32>($($arg),*),
+            64 => $this.$method::<64>($($arg),*),
+            other => panic!("no instantiation for sub-groups of {other} items (sizes: {:?})", $crate::kernels::SIZES),
+        }
+    };
+}
+pub(crate) use at_sub_group_size;
 
 /// A kernel's name and how to set it up (setting up allocates the inputs
 /// and computes the reference, so it is done only for kernels that run).

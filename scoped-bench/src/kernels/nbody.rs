@@ -80,9 +80,10 @@
 
 use rayon::prelude::*;
 use scoped::prelude::*;
+use scoped::DEFAULT_SUB_GROUP_SIZE;
 use wide::f32x8;
 
-use super::{check_close, floats, Kernel, Scale, Work};
+use super::{at_sub_group_size, check_close, floats, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "n-body";
 const GROUP_SIZE: usize = 256;
@@ -130,8 +131,8 @@ type Accelerations<'a> = (
 /// Copies bodies `first .. first + TILE` (positions and masses) into
 /// `tile` for the whole group, then waits for all of it.
 #[group_function]
-fn load_tile(
-    group: WorkGroup<1>,
+fn load_tile<const S: usize>(
+    group: WorkGroup<1, S>,
     tile: &mut BodyTile,
     sources: [ItemsRefWindow<'_, f32>; 4],
     first: usize,
@@ -228,8 +229,8 @@ fn nbody_tiled(
 }
 
 #[kernel]
-fn nbody_sub_groups(
-    group: WorkGroup<1>,
+fn nbody_sub_groups<const S: usize>(
+    group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
     assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
@@ -275,8 +276,8 @@ fn nbody_sub_groups(
 }
 
 #[kernel]
-fn nbody_private(
-    group: WorkGroup<1>,
+fn nbody_private<const S: usize>(
+    group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
     assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
@@ -411,6 +412,30 @@ impl NBody {
     fn len(&self) -> usize {
         self.body[0].len()
     }
+
+    /// Runs variant `variant`, its sub-groups of `S` items.
+    fn launch<const S: usize>(&mut self, queue: &Queue, variant: usize) {
+        let body = [
+            &self.body[0][..],
+            &self.body[1],
+            &self.body[2],
+            &self.body[3],
+        ];
+        let groups = self.len() / GROUP_SIZE;
+        let [ax, ay, az] = &mut self.output;
+        let [x, y, z, m] = body.map(ItemsRef::new);
+        let args = (
+            (x, y, z, m),
+            (ItemsMut::new(ax), ItemsMut::new(ay), ItemsMut::new(az)),
+        );
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_items),
+            1 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_tiled),
+            2 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_sub_groups::<S>),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, nbody_private::<S>),
+        };
+        launched.expect("n-body launch");
+    }
 }
 
 impl Kernel for NBody {
@@ -431,26 +456,15 @@ impl Kernel for NBody {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let body = [
-            &self.body[0][..],
-            &self.body[1],
-            &self.body[2],
-            &self.body[3],
-        ];
-        let groups = self.len() / GROUP_SIZE;
-        let [ax, ay, az] = &mut self.output;
-        let [x, y, z, m] = body.map(ItemsRef::new);
-        let args = (
-            (x, y, z, m),
-            (ItemsMut::new(ax), ItemsMut::new(ay), ItemsMut::new(az)),
-        );
-        let launched = match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_items),
-            1 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_tiled),
-            2 => queue.parallel_with(groups, GROUP_SIZE, args, nbody_sub_groups),
-            _ => queue.parallel_with(groups, GROUP_SIZE, args, nbody_private),
-        };
-        launched.expect("n-body launch");
+        self.launch::<DEFAULT_SUB_GROUP_SIZE>(queue, variant);
+    }
+
+    fn sized_variants(&self) -> &'static [usize] {
+        &[2, 3]
+    }
+
+    fn run_sized(&mut self, queue: &Queue, variant: usize, size: usize) {
+        at_sub_group_size!(size, self.launch(queue, variant));
     }
 
     fn run_peer(&mut self) {

@@ -46,7 +46,7 @@ use rayon::prelude::*;
 use scoped::prelude::*;
 use scoped::{joint_inclusive_scan, joint_inclusive_scan_with_init, plus, DEFAULT_SUB_GROUP_SIZE};
 
-use super::{check_equal, small_ints, Kernel, Scale, Work};
+use super::{at_sub_group_size, check_equal, small_ints, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "prefix sum";
 const GROUP_SIZE: usize = 4096;
@@ -71,8 +71,8 @@ fn scan_groups_flat(group: WorkGroup<1>, (input, mut out, mut totals): ScanArgs<
 }
 
 #[kernel]
-fn scan_groups_sub_groups(
-    group: WorkGroup<1, SCAN_SUB_GROUP_SIZE>,
+fn scan_groups_sub_groups<const S: usize>(
+    group: WorkGroup<1, S>,
     (input, mut out, mut totals): ScanArgs<'_>,
 ) {
     assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
@@ -80,7 +80,7 @@ fn scan_groups_sub_groups(
     // The running total of the sub-groups before this one.
     let mut carry = 0;
     distribute_groups!(group, |sub_group| {
-        let first = sub_group.group_linear_id() * SCAN_SUB_GROUP_SIZE;
+        let first = sub_group.group_linear_id() * S;
         let len = sub_group.logical_local_linear_range();
         let (src, dst) = (&src[first..][..len], &mut dst[first..][..len]);
         joint_inclusive_scan_with_init(sub_group, src, dst, carry, plus());
@@ -96,7 +96,11 @@ fn add_carries_flat(group: WorkGroup<1>, carries: &[i32], mut out: ItemsWindow<'
 }
 
 #[kernel]
-fn add_carries_sub_groups(group: WorkGroup<1>, carries: &[i32], mut out: ItemsWindow<'_, i32>) {
+fn add_carries_sub_groups<const S: usize>(
+    group: WorkGroup<1, S>,
+    carries: &[i32],
+    mut out: ItemsWindow<'_, i32>,
+) {
     let carry = carries[group.group_linear_id()];
     distribute_groups!(group, |sub_group| {
         distribute_items!(sub_group, |idx| out[idx] += carry);
@@ -174,6 +178,33 @@ impl PrefixSum {
             reference,
         }
     }
+
+    /// Runs variant `variant`, both passes in sub-groups of `S` items.
+    fn launch<const S: usize>(&mut self, queue: &Queue, variant: usize) {
+        let groups = self.totals.len();
+        let args = (
+            ItemsRef::new(&self.input),
+            ItemsMut::new(&mut self.output),
+            ChunksMut::new(&mut self.totals, 1),
+        );
+        match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, scan_groups_flat),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, scan_groups_sub_groups::<S>),
+        }
+        .expect("prefix sum launch (scans)");
+        totals_to_carries(&mut self.totals);
+        let carries = &self.totals;
+        let out = ItemsMut::new(&mut self.output);
+        match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
+                add_carries_flat(g, carries, w)
+            }),
+            _ => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
+                add_carries_sub_groups::<S>(g, carries, w)
+            }),
+        }
+        .expect("prefix sum launch (carries)");
+    }
 }
 
 impl Kernel for PrefixSum {
@@ -199,29 +230,15 @@ impl Kernel for PrefixSum {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let groups = self.totals.len();
-        let args = (
-            ItemsRef::new(&self.input),
-            ItemsMut::new(&mut self.output),
-            ChunksMut::new(&mut self.totals, 1),
-        );
-        match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, args, scan_groups_flat),
-            _ => queue.parallel_with(groups, GROUP_SIZE, args, scan_groups_sub_groups),
-        }
-        .expect("prefix sum launch (scans)");
-        totals_to_carries(&mut self.totals);
-        let carries = &self.totals;
-        let out = ItemsMut::new(&mut self.output);
-        match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
-                add_carries_flat(g, carries, w)
-            }),
-            _ => queue.parallel_with(groups, GROUP_SIZE, out, |g, w| {
-                add_carries_sub_groups(g, carries, w)
-            }),
-        }
-        .expect("prefix sum launch (carries)");
+        self.launch::<SCAN_SUB_GROUP_SIZE>(queue, variant);
+    }
+
+    fn sized_variants(&self) -> &'static [usize] {
+        &[1]
+    }
+
+    fn run_sized(&mut self, queue: &Queue, variant: usize, size: usize) {
+        at_sub_group_size!(size, self.launch(queue, variant));
     }
 
     fn run_peer(&mut self) {

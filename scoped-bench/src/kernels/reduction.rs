@@ -48,12 +48,11 @@ use rayon::prelude::*;
 use scoped::prelude::*;
 use scoped::{plus, reduce_over_group, DEFAULT_SUB_GROUP_SIZE};
 
-use super::{check_equal, small_ints, Kernel, Scale, Work};
+use super::{at_sub_group_size, check_equal, small_ints, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "reduction";
 /// Items per work group, and elements per sum.
 pub(crate) const GROUP_SIZE: usize = 128;
-const LANES: usize = DEFAULT_SUB_GROUP_SIZE;
 
 /// The input (one element per item) and the window of group sums.
 type Args<'a> = (ItemsRefWindow<'a, i32>, ChunkWindow<'a, i32>);
@@ -80,7 +79,7 @@ fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
 }
 
 #[kernel]
-fn reduce_sub_groups(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+fn reduce_sub_groups<const S: usize>(group: WorkGroup<1, S>, (input, mut sums): Args<'_>) {
     assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
         distribute_groups!(group, |sub_group| {
@@ -91,9 +90,9 @@ fn reduce_sub_groups(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
 }
 
 #[kernel]
-fn reduce_sub_group_lanes(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
+fn reduce_sub_group_lanes<const S: usize>(group: WorkGroup<1, S>, (input, mut sums): Args<'_>) {
     assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
-    memory_environment!(group, require_local_mem::<[i32; LANES]>(), |lanes| {
+    memory_environment!(group, require_local_mem::<[i32; S]>(), |lanes| {
         distribute_groups!(group, |sub_group| {
             distribute_items!(sub_group, |idx| {
                 lanes[idx.innermost_local_id_dim(0)] += input[idx];
@@ -205,6 +204,23 @@ impl Reduction {
             reference,
         }
     }
+
+    /// Runs variant `variant`, its sub-groups of `S` items.
+    fn launch<const S: usize>(&mut self, queue: &Queue, variant: usize) {
+        let groups = self.output.len();
+        let args = (
+            ItemsRef::new(&self.input),
+            ChunksMut::new(&mut self.output, 1),
+        );
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_flat),
+            1 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_group_algorithm),
+            2 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_groups::<S>),
+            3 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_group_lanes::<S>),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, reduce_tree),
+        };
+        launched.expect("reduction launch");
+    }
 }
 
 impl Kernel for Reduction {
@@ -235,19 +251,15 @@ impl Kernel for Reduction {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let groups = self.output.len();
-        let args = (
-            ItemsRef::new(&self.input),
-            ChunksMut::new(&mut self.output, 1),
-        );
-        let launched = match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_flat),
-            1 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_group_algorithm),
-            2 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_groups),
-            3 => queue.parallel_with(groups, GROUP_SIZE, args, reduce_sub_group_lanes),
-            _ => queue.parallel_with(groups, GROUP_SIZE, args, reduce_tree),
-        };
-        launched.expect("reduction launch");
+        self.launch::<DEFAULT_SUB_GROUP_SIZE>(queue, variant);
+    }
+
+    fn sized_variants(&self) -> &'static [usize] {
+        &[2, 3]
+    }
+
+    fn run_sized(&mut self, queue: &Queue, variant: usize, size: usize) {
+        at_sub_group_size!(size, self.launch(queue, variant));
     }
 
     fn run_peer(&mut self) {

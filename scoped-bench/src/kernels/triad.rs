@@ -15,8 +15,9 @@
 
 use rayon::prelude::*;
 use scoped::prelude::*;
+use scoped::DEFAULT_SUB_GROUP_SIZE;
 
-use super::{check_equal, floats, Kernel, Scale, Work};
+use super::{at_sub_group_size, check_equal, floats, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "triad";
 const GROUP_SIZE: usize = 4096;
@@ -35,7 +36,7 @@ fn triad_flat(group: WorkGroup<1>, s: f32, (mut a, b, c): Args<'_>) {
 }
 
 #[kernel]
-fn triad_sub_groups(group: WorkGroup<1>, s: f32, (mut a, b, c): Args<'_>) {
+fn triad_sub_groups<const S: usize>(group: WorkGroup<1, S>, s: f32, (mut a, b, c): Args<'_>) {
     distribute_groups!(group, |sub_group| {
         distribute_items!(sub_group, |idx| a[idx] = s.mul_add(c[idx], b[idx]));
     });
@@ -84,6 +85,23 @@ impl Triad {
     pub(crate) fn len(&self) -> usize {
         self.b.len()
     }
+
+    /// Runs variant `variant`, its sub-groups of `S` items.
+    fn launch<const S: usize>(&mut self, queue: &Queue, variant: usize) {
+        let groups = self.len() / GROUP_SIZE;
+        let args = (
+            ItemsMut::new(&mut self.output),
+            ItemsRef::new(&self.b),
+            ItemsRef::new(&self.c),
+        );
+        let launched = match variant {
+            0 => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| triad_flat(g, SCALAR, w)),
+            _ => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| {
+                triad_sub_groups::<S>(g, SCALAR, w)
+            }),
+        };
+        launched.expect("triad launch");
+    }
 }
 
 impl Kernel for Triad {
@@ -108,19 +126,15 @@ impl Kernel for Triad {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        let groups = self.len() / GROUP_SIZE;
-        let args = (
-            ItemsMut::new(&mut self.output),
-            ItemsRef::new(&self.b),
-            ItemsRef::new(&self.c),
-        );
-        let launched = match variant {
-            0 => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| triad_flat(g, SCALAR, w)),
-            _ => queue.parallel_with(groups, GROUP_SIZE, args, |g, w| {
-                triad_sub_groups(g, SCALAR, w)
-            }),
-        };
-        launched.expect("triad launch");
+        self.launch::<DEFAULT_SUB_GROUP_SIZE>(queue, variant);
+    }
+
+    fn sized_variants(&self) -> &'static [usize] {
+        &[1]
+    }
+
+    fn run_sized(&mut self, queue: &Queue, variant: usize, size: usize) {
+        at_sub_group_size!(size, self.launch(queue, variant));
     }
 
     fn run_peer(&mut self) {
