@@ -100,10 +100,12 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsRefWindow<'_, T, D> {
             outside(item.global_id(), self.global_range)
         };
         // SAFETY: `group` starts at the group's first item, `first`, and
-        // `offset_in_group` checked the item's local id against the group's
-        // range, so `linearize(first) + offset` is the position of an item
-        // of the launch, below the number of logical items, which `data`
-        // covers (checked at launch by `__check`).
+        // the item's local id is inside the group's range (checked by
+        // `offset_in_group`, or implied by the item's tag: the runtime
+        // makes a work group's items only inside its range), so
+        // `linearize(first) + offset` is the position of an item of the
+        // launch, below the number of logical items, which `data` covers
+        // (checked at launch by `__check`).
         unsafe { &*self.group.add(offset) }
     }
 }

@@ -197,8 +197,9 @@ impl<T, const D: usize> Index<SItem<D>> for ItemsWindow<'_, T, D> {
     fn index(&self, item: SItem<D>) -> &T {
         let offset = self.item_offset(&item);
         // SAFETY: `group` points at `first` and `first + local` is inside
-        // this group's window (checked above), which the slice covers and
-        // no other group reaches.
+        // this group's window (checked above, or implied by the item's tag:
+        // the runtime makes a work group's items only inside its range),
+        // which the slice covers and no other group reaches.
         unsafe { &*self.group.add(offset) }
     }
 }
