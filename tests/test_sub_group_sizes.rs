@@ -151,3 +151,30 @@ fn a_local_id_outside_the_group_panics_naming_it_and_the_range() {
         .parallel(Range::new([1, 1]), Range::new([2, 3]), select_outside)
         .unwrap();
 }
+
+/// Sub-groups of a kernel typed `WorkGroup<1>` write their size.
+#[kernel]
+fn default_sizes(group: WorkGroup<1>, mut out: ItemsWindow<'_, usize>) {
+    distribute_groups!(group, |sub_group| {
+        let size = sub_group.max_local_range()[0];
+        distribute_items!(sub_group, |idx| out[idx] = size);
+    });
+}
+
+/// The default sub-group size is 8 whatever the build's target features
+/// (it was 16 under `-C target-cpu=native` on AVX-512 CPUs): a kernel
+/// typed `WorkGroup<D>` has the same sub-groups in every build and at
+/// every level.
+#[test]
+fn the_default_sub_group_size_is_8_under_any_build_flags() {
+    assert_eq!(DEFAULT_SUB_GROUP_SIZE, 8);
+    for isa in scoped::Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+        let mut out = vec![0; 20];
+        Queue::new()
+            .with_isa(isa)
+            .unwrap()
+            .parallel_with(1, 20, ItemsMut::new(&mut out), default_sizes)
+            .unwrap();
+        assert_eq!(out, vec![8; 20], "level {isa}");
+    }
+}

@@ -11,21 +11,28 @@ use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
 use crate::tag::GroupTag;
 
-/// Default sub-group size: the number of `f32` lanes of the widest vector
-/// unit the target is compiled for (16 with AVX-512, otherwise 8).
-pub const DEFAULT_SUB_GROUP_SIZE: usize = if cfg!(target_feature = "avx512f") {
-    16
-} else {
-    8
-};
+/// Default sub-group size: 8, the `f32` lanes of a 256-bit vector, at
+/// every instruction-set level and under any build flags (a kernel's type
+/// cannot change with the level its launch picks at run time).
+///
+/// Measured on an AMD EPYC (Zen 4, AVX-512), each size against the best
+/// size for the kernel at the level: 8 is within 5% of the best at `v3`
+/// and the baseline for the benchmark's sub-group kernels (n-body, the
+/// reduction, the triad), and within 16% at `v4`, where n-body's private
+/// form, whose sums stay in registers, does best at 16 (two sums per
+/// 512-bit register of 8 lanes idle). Sizes below 8 leave vector lanes
+/// empty (4: 2.1–2.3× for that n-body at `v3` and `v4`); 64 runs out of
+/// registers at `v3` (1.2×). See the guide's "Instruction sets and the
+/// sub-group size".
+pub const DEFAULT_SUB_GROUP_SIZE: usize = 8;
 
 /// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
 /// `info::device::sub_group_sizes`): the powers of two from 1 to 64, each
 /// tested against serial loops. Any other `S >= 1` works as well (the last
 /// sub-group of a row is then partial more often); this list is what SYCL
 /// code that picks from the device's sizes gets. A kernel chooses its size
-/// with its group type, `WorkGroup<D, S>`; sizes that are multiples of
-/// [`DEFAULT_SUB_GROUP_SIZE`] fill whole vector registers of `f32`.
+/// with its group type, `WorkGroup<D, S>`; sizes that are multiples of 8
+/// fill whole 256-bit vectors of `f32` (16 those of AVX-512).
 pub const SUB_GROUP_SIZES: &[usize] = &[1, 2, 4, 8, 16, 32, 64];
 
 /// A sub-group (scoped parallelism v2: `fence_scope == sub_group`), made by

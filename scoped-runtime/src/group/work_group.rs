@@ -16,8 +16,8 @@ use crate::tag::GroupTag;
 /// the kernel), `D`-dimensional, subdividing into sub-groups of `S` items.
 ///
 /// `S` is the sub-group size as a compile-time constant of the type; it
-/// defaults to [`DEFAULT_SUB_GROUP_SIZE`], the number of `f32` SIMD lanes of
-/// the target. A kernel that wants another size declares its group
+/// defaults to [`DEFAULT_SUB_GROUP_SIZE`], 8, the `f32` lanes of a 256-bit
+/// vector, whatever the build flags. A kernel that wants another size declares its group
 /// parameter as `WorkGroup<D, 4>` (for example).
 ///
 /// One thread runs a whole work group. The handle is `Copy` but neither

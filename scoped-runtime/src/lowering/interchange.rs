@@ -19,8 +19,8 @@ use crate::id::Range;
 use crate::item::SItem;
 use crate::rules::{check_collective, ItemScope};
 
-/// Items per chunk: the default sub-group size, the `f32` lanes of the
-/// widest vector unit the target is compiled for.
+/// Items per chunk: the default sub-group size, the `f32` lanes of a
+/// 256-bit vector.
 pub const INTERCHANGE_LANES: usize = DEFAULT_SUB_GROUP_SIZE;
 
 /// What the item closure of an interchanged `distribute_items!` runs for:
