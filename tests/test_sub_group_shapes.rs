@@ -1,11 +1,16 @@
 //! The sub-group shapes of the benchmark suite at sub-group sizes 16 and
 //! 32, at every instruction-set level this CPU has, against serial loops:
 //! per-item sums in private memory carried across a loop of the
-//! sub-group's (`n`-body's private form), a loop inside the item of a
-//! sub-group (its sub-group form), one accumulator per lane in local
-//! memory, a fused sub-group loop writing an output, and a scan sub-group
-//! by sub-group. Their item loops index windows and private memory by
-//! item, the checks of which release builds reduce to the group tag.
+//! sub-group's (`n`-body's private form, lowered to blocks of 16 items
+//! whatever `S`: tested at every size, with partial blocks and sub-groups,
+//! and in 2-D), a loop inside the item of a sub-group (its sub-group
+//! form), one accumulator per lane in local memory, a fused sub-group loop
+//! writing an output, and a scan sub-group by sub-group. Their item loops
+//! index windows and private memory by item, the checks of which release
+//! builds reduce to the group tag; the looped form still checks the
+//! nesting rules.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use scoped::prelude::*;
 use scoped::{joint_inclusive_scan_with_init, plus, Isa};
@@ -151,6 +156,103 @@ fn nbody<const S: usize>() {
 fn nbody_shapes_match_a_serial_loop_at_16_and_32_at_every_level() {
     nbody::<16>();
     nbody::<32>();
+}
+
+#[test]
+fn the_looped_private_form_matches_a_serial_loop_at_every_size() {
+    nbody::<4>();
+    nbody::<8>();
+    nbody::<64>();
+    // Sizes that neither divide a block of 16 nor are divided by it.
+    nbody::<12>();
+    nbody::<24>();
+}
+
+/// The private form in 2-D, over groups whose rows end in a partial block
+/// and a partial sub-group: every item adds `w[j] * (its value + j)` for
+/// `j` in `0..k`, and records how many `j` it met.
+#[kernel]
+fn looped_2d<const S: usize>(
+    group: WorkGroup<2, S>,
+    weights: &[i64],
+    k: usize,
+    (input, mut out): (ItemsRefWindow<'_, i64, 2>, ItemsWindow<'_, (i64, usize), 2>),
+) {
+    memory_environment!(
+        group,
+        require_private_mem::<i64>(),
+        require_private_mem::<usize>(),
+        |sum, met| {
+            distribute_groups!(group, |sub_group| {
+                for j in 0..k {
+                    distribute_items!(sub_group, |idx| {
+                        sum[idx] += weights[j] * (input[idx] + j as i64);
+                        met[idx] += 1;
+                    });
+                }
+            });
+            distribute_items!(group, |idx| out[idx] = (sum[idx], met[idx]));
+        }
+    );
+}
+
+fn looped_2d_at<const S: usize>() {
+    // Groups of 3 × 37 items, 2 × 3 of them: 37 = 2 blocks of 16 and 5.
+    let (groups, size) = (Range::new([2, 3]), Range::new([3, 37]));
+    let (rows, columns) = (6, 111);
+    let input: Vec<i64> = (0..(rows * columns) as i64)
+        .map(|i| i * 31 % 97 - 40)
+        .collect();
+    let weights: Vec<i64> = (0..9).map(|j| 3 - j).collect();
+    let k = weights.len();
+    let expected: Vec<(i64, usize)> = input
+        .iter()
+        .map(|&x| ((0..k).map(|j| weights[j] * (x + j as i64)).sum(), k))
+        .collect();
+    for isa in supported() {
+        let mut out = vec![(0, 0); rows * columns];
+        let args = (ItemsRef::new(&input), ItemsMut::new(&mut out));
+        Queue::new()
+            .with_isa(isa)
+            .unwrap()
+            .parallel_with(groups, size, args, |g, a| looped_2d::<S>(g, &weights, k, a))
+            .unwrap();
+        assert_eq!(out, expected, "S = {S}, level {isa}");
+    }
+}
+
+#[test]
+fn the_looped_form_matches_a_serial_loop_in_2d_with_partial_blocks() {
+    looped_2d_at::<4>();
+    looped_2d_at::<16>();
+    looped_2d_at::<32>();
+}
+
+/// Calls a collective from a helper inside the looped form's items.
+#[group_function]
+fn barrier_helper<G: ScopedGroup<1>>(group: G) {
+    group_barrier(group);
+}
+
+#[kernel]
+fn collective_in_looped_items(group: WorkGroup<1, 16>) {
+    distribute_groups!(group, |sub_group| {
+        for _ in 0..2 {
+            distribute_items!(sub_group, |_idx| barrier_helper(group));
+        }
+    });
+}
+
+#[test]
+fn the_looped_form_keeps_the_run_time_nesting_check() {
+    let payload = catch_unwind(AssertUnwindSafe(|| {
+        Queue::new()
+            .parallel(1, 32, collective_in_looped_items)
+            .unwrap();
+    }))
+    .expect_err("the launch must panic");
+    let message = payload.downcast::<String>().map(|m| *m).unwrap_or_default();
+    assert!(message.contains("rule 2"), "{message}");
 }
 
 /// One accumulator per lane in local memory, summed at the end, and the

@@ -258,6 +258,78 @@ mod tests {
         assert_no_allocation(&lowered);
     }
 
+    /// Whether `kernel` lowers a `distribute_groups!` to the looped
+    /// sub-group loop.
+    fn looped(kernel: TokenStream) -> bool {
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        lowered.contains("distribute_groups_looped")
+    }
+
+    #[test]
+    fn a_loop_of_lone_item_loops_in_sub_groups_becomes_one_looped_call() {
+        let kernel = quote! {
+            fn tile(group: WorkGroup<1>, t: &[f32], mut acc: PrivateMem<'_, f32, 1>) {
+                distribute_groups!(group, |sub_group| {
+                    for j in 0..t.len() {
+                        distribute_items!(sub_group, |idx| acc[idx] += t[j]);
+                    }
+                });
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
+        let expected = quote! {
+            #[inline(always)]
+            fn tile(group: WorkGroup<1>, t: &[f32], mut acc: PrivateMem<'_, f32, 1>) {
+                const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
+                ::scoped::__private::run_kernel_body(&group, #[inline(always)] move || -> () {
+                    ::scoped::__private::distribute_groups_looped(
+                        &group,
+                        #[inline(always)]
+                        || 0..t.len(),
+                        #[inline(always)]
+                        |sub_group, j, idx| {
+                            let _ = &sub_group;
+                            acc[idx] += t[j]
+                        },
+                    );
+                })
+            }
+        };
+        let lowered_fn: syn::ItemFn = syn::parse2(lowered.clone()).unwrap();
+        let expected_fn: syn::ItemFn = syn::parse2(expected).unwrap();
+        assert!(lowered_fn == expected_fn, "lowered to: {lowered}");
+    }
+
+    #[test]
+    fn other_loops_in_sub_groups_keep_the_nested_form() {
+        let cases = [
+            // The iterations depend on the sub-group.
+            quote! { for j in 0..sub_group.group_linear_id() { distribute_items!(sub_group, |idx| acc[idx] += t[j]); } },
+            // Another statement in the loop.
+            quote! { for j in 0..4 { distribute_items!(sub_group, |idx| acc[idx] += t[j]); group_barrier(sub_group); } },
+            // A statement beside the loop.
+            quote! { let k = 1; for j in 0..4 { distribute_items!(sub_group, |idx| acc[idx] += t[j] * k); } },
+            // Lanes named by the body.
+            quote! { for j in 0..4 { distribute_items!(sub_group, |idx| acc[idx] += t[idx.innermost_local_id_dim(0)]); } },
+            // A `move` item closure.
+            quote! { for j in 0..4 { distribute_items!(sub_group, move |idx| acc[idx] += t[j]); } },
+            // An iterator with effects.
+            quote! { for j in make() { distribute_items!(sub_group, |idx| acc[idx] += t[j]); } },
+            // A labelled loop.
+            quote! { 'tiles: for j in 0..4 { distribute_items!(sub_group, |idx| acc[idx] += t[j]); } },
+            // The body writes what the iterations read.
+            quote! { for j in 0..n[0] { distribute_items!(sub_group, |idx| n[0] = j); } },
+        ];
+        for case in cases {
+            let kernel = quote! {
+                fn tile(group: WorkGroup<1>, t: &[f32], n: &mut [usize], mut acc: PrivateMem<'_, f32, 1>) {
+                    distribute_groups!(group, |sub_group| { #case });
+                }
+            };
+            assert!(!looped(kernel), "lowered looped: {case}");
+        }
+    }
+
     #[test]
     fn memory_environment_allocates_through_the_runtime_only() {
         let kernel = quote! {

@@ -82,7 +82,7 @@ pub mod __private {
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
     };
-    pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::fuse::{distribute_groups_items, distribute_groups_looped};
     pub use crate::lowering::group_size::require_group_size;
     pub use crate::lowering::group_slice::{
         distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,

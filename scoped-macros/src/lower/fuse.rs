@@ -16,11 +16,23 @@
 //! `innermost_*` id, e.g. to keep one accumulator per lane) keeps the
 //! per-subgroup loop: there the lanes are what the optimiser can pack into
 //! one SIMD register.
+//!
+//! The same holds for a closure that is one `for` loop around such a lone
+//! `distribute_items!` (`for j in 0..n { distribute_items!(sg, |idx| …) }`,
+//! GPU code's loop over a tile in sub-group scope), when the loop's
+//! iterations are the same for every subgroup (as `interchange.rs` judges
+//! them: ranges and slice iterators of values only read): it becomes
+//! `__private::distribute_groups_looped`, where a work group runs the loop
+//! once per block of 16 items whatever the sub-group size, the block's
+//! values kept in registers across it. Every item meets every `j` in
+//! increasing order; items of different subgroups interleave, which only
+//! a race between items can tell.
 
 use proc_macro2::TokenStream;
 use quote::quote_spanned;
 use syn::{Expr, ExprClosure, Stmt};
 
+use super::interchange::{invariant_iter, only_read};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -53,6 +65,67 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
             #body
         })
     })
+}
+
+/// The looped lowering of `inv`, if its closure is one `for` loop around a
+/// lone, fusable `distribute_items!` on the subgroup (see the module
+/// docs). `inv.closure.body` is already lowered.
+pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+    if inv.kind != Collective::DistributeGroups || inv.closure.capture.is_some() {
+        return None;
+    }
+    let subgroup = inv.closure.inputs.first()?;
+    let subgroup_name = pat_ident(subgroup)?;
+    let Expr::Block(block) = &*inv.closure.body else {
+        return None;
+    };
+    let looped = match block.block.stmts.as_slice() {
+        [Stmt::Expr(Expr::ForLoop(looped), _)] => looped,
+        _ => return None,
+    };
+    if block.label.is_some() || looped.label.is_some() || !looped.attrs.is_empty() {
+        return None;
+    }
+    let [inner] = looped.body.stmts.as_slice() else {
+        return None;
+    };
+    let inner = match inner {
+        Stmt::Expr(expr, _) => expr,
+        _ => return None,
+    };
+    let (call_group, items) = lone_distribute_items(inner)?;
+    if group_ident(call_group)? != &subgroup_name
+        || items.inputs.len() != 1
+        || items.capture.is_some()
+        || is_lane_aware(&items.body, &subgroup_name)
+    {
+        return None;
+    }
+    // The iterations: the same for every subgroup, made once per block.
+    let mut names = Vec::new();
+    invariant_iter(&looped.expr, &mut names)?;
+    if names.contains(&subgroup_name) || !only_read(inner_stmt(looped), &names) {
+        return None;
+    }
+    let (iter, pat, item, body) = (&looped.expr, &looped.pat, &items.inputs[0], &items.body);
+    let span = inv.name.span();
+    Some(quote_spanned! {span=>
+        ::scoped::__private::distribute_groups_looped(
+            &#group,
+            #[inline(always)]
+            || #iter,
+            #[inline(always)]
+            |#subgroup, #pat, #item| {
+                let _ = &#subgroup_name;
+                #body
+            },
+        )
+    })
+}
+
+/// The one statement of a `for` loop's body (checked by the caller).
+fn inner_stmt(looped: &syn::ExprForLoop) -> &Stmt {
+    &looped.body.stmts[0]
 }
 
 /// Whether `body` names `subgroup` or calls an `innermost_*` query.

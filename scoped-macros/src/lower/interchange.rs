@@ -421,7 +421,7 @@ fn split_pattern(pat: &Pat, names: &mut Vec<(Ident, bool)>) -> Option<()> {
 
 /// An iterator whose items are the same, and `Copy`, for every item:
 /// collects the names it reads.
-fn invariant_iter(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
+pub(crate) fn invariant_iter(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
     match peel(expr) {
         Expr::Range(range) => {
             for end in range.start.iter().chain(&range.end) {
@@ -520,6 +520,22 @@ fn is_arithmetic(op: &BinOp) -> bool {
             | BinOp::BitAnd(_)
             | BinOp::BitOr(_)
             | BinOp::BitXor(_)
+    )
+}
+
+fn is_compound_assignment(op: &BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::AddAssign(_)
+            | BinOp::SubAssign(_)
+            | BinOp::MulAssign(_)
+            | BinOp::DivAssign(_)
+            | BinOp::RemAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::BitXorAssign(_)
     )
 }
 
@@ -743,7 +759,7 @@ fn borrows(stmt: &Stmt, names: &[Ident]) -> bool {
 /// Whether every use of `names` in `stmt` only reads a value: nothing can
 /// assign it, borrow it, move it, pass it on or call a method on it other
 /// than `len()`. An element read by index (`t[j]`) counts as a read.
-fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
+pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
     struct Uses<'n> {
         names: &'n [Ident],
         read: bool,
@@ -810,6 +826,15 @@ fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
                 }
                 Expr::Tuple(t) => t.elems.iter().for_each(|e| self.visit_value(e)),
                 Expr::Array(a) => a.elems.iter().for_each(|e| self.visit_value(e)),
+                // The assigned value is handed on; the place is written.
+                Expr::Assign(a) => {
+                    self.visit_as(false, &a.left);
+                    self.visit_value(&a.right);
+                }
+                Expr::Binary(b) if is_compound_assignment(&b.op) => {
+                    self.visit_as(false, &b.left);
+                    self.visit_value(&b.right);
+                }
                 _ => {
                     let saved = std::mem::replace(&mut self.read, false);
                     syn::visit::visit_expr(self, expr);

@@ -45,9 +45,9 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
             .or_else(|| interchange::distribute_items(inv, group))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),
-        Collective::DistributeGroups => {
-            fuse::distribute_groups(inv, group).unwrap_or_else(|| closure::call(inv, group))
-        }
+        Collective::DistributeGroups => fuse::distribute_groups(inv, group)
+            .or_else(|| fuse::distribute_groups_looped(inv, group))
+            .unwrap_or_else(|| closure::call(inv, group)),
         Collective::SingleItem => closure::call(inv, group),
         Collective::MemoryEnvironment
         | Collective::LocalMemoryEnvironment

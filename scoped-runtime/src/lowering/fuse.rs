@@ -1,9 +1,10 @@
-//! The loop behind the fusion shortcut: `distribute_groups!` around a lone
-//! `distribute_items!` on the subgroup (the macros' `lower/fuse.rs`).
+//! The loops behind the fusion shortcuts: `distribute_groups!` around a
+//! lone `distribute_items!` on the subgroup, or around a `for` loop of
+//! them (the macros' `lower/fuse.rs`).
 
 use crate::group::ScopedGroup;
 use crate::item::SItem;
-use crate::rules::{check_collective, ItemScope};
+use crate::rules::{check_collective, ItemScope, SubgroupScope};
 
 /// `distribute_groups!` whose closure is a lone `distribute_items!` on the
 /// subgroup: runs `f` for every logical item of `group` with the subgroup
@@ -20,4 +21,34 @@ pub fn distribute_groups_items<G: ScopedGroup<D>, const D: usize>(
     check_collective("distribute_items!");
     let _scope = ItemScope::enter();
     group.__for_each_group_item(f);
+}
+
+/// `distribute_groups!` whose closure is `for j in iter { distribute_items!(
+/// subgroup, |item| f(subgroup, j, item)) }`, `iter` the same for every
+/// subgroup (`iter()` makes it again): every item meets every `j` once, in
+/// increasing order, with its own subgroup; how the items of different
+/// subgroups interleave is the group's choice (a work group takes blocks
+/// of 16 items whatever its sub-group size, see
+/// [`GroupLoops::__for_each_group_looped`](crate::lowering::GroupLoops)).
+#[inline(always)]
+#[track_caller]
+pub fn distribute_groups_looped<G: ScopedGroup<D>, const D: usize, I>(
+    group: &G,
+    iter: impl Fn() -> I,
+    f: impl FnMut(G::Subgroup, I::Item, SItem<D>),
+) where
+    I: IntoIterator,
+    I::Item: Copy,
+{
+    check_collective("distribute_groups!");
+    let _scope = SubgroupScope::enter();
+    group.__for_each_group_looped(
+        iter,
+        #[inline(always)]
+        || {
+            check_collective("distribute_items!");
+            ItemScope::enter()
+        },
+        f,
+    );
 }

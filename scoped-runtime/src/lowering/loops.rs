@@ -52,4 +52,34 @@ pub trait GroupLoops<const D: usize>: Sealed {
     /// `distribute_groups!` around a lone `distribute_items!` on the
     /// subgroup, as one loop over this group's items (same order).
     fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
+
+    /// `distribute_groups!` whose subgroups each run `for j in iter() {
+    /// distribute_items!(subgroup, |item| f(subgroup, j, item)) }`: every
+    /// item meets every `j` in increasing order, once. `enter` is called
+    /// for each `distribute_items!` the loop stands for (the nesting
+    /// rules' check), and its value kept while that loop runs. This
+    /// default runs exactly that nest.
+    #[inline(always)]
+    fn __for_each_group_looped<I, E>(
+        &self,
+        iter: impl Fn() -> I,
+        enter: impl Fn() -> E,
+        mut f: impl FnMut(Self::Subgroup, I::Item, SItem<D>),
+    ) where
+        I: IntoIterator,
+        I::Item: Copy,
+    {
+        self.__for_each_group(
+            #[inline(always)]
+            |subgroup| {
+                for j in iter() {
+                    let _entered = enter();
+                    subgroup.__for_each_item(
+                        #[inline(always)]
+                        |item| f(subgroup, j, item),
+                    );
+                }
+            },
+        );
+    }
 }
