@@ -33,12 +33,12 @@
 //!   scoped parallelism spec has for per-item values that outlive one
 //!   `distribute_items!`. After each tile load every sub-group walks the
 //!   whole tile: a `j` loop in sub-group scope, one `distribute_items!`
-//!   per body `j`, adding to the work group's private memory. A full
-//!   sub-group has a constant number of items and its part of the private
-//!   memory cannot overlap anything else, so the optimiser keeps its sums
+//!   per body `j`, adding to the work group's private memory. That loop
+//!   in sub-group scope is lowered to run once per block of 16 items,
+//!   whatever the sub-group size, so the optimiser keeps the block's sums
 //!   in registers across the `j` loop, and its item loop is one vector
 //!   instruction per operation: the peer's loop, body `j` broadcast to the
-//!   lanes.
+//!   lanes (within 1% at every size from 4 to 64, `--sub-group-sizes`).
 //! * peer: `par_chunks_mut` over blocks of 256 bodies `i`, each block
 //!   taken 8 bodies at a time in `wide::f32x8` registers (positions and
 //!   the three accumulators), with the `j` loop over all bodies inside:

@@ -15,15 +15,14 @@ use crate::tag::GroupTag;
 /// every instruction-set level and under any build flags (a kernel's type
 /// cannot change with the level its launch picks at run time).
 ///
-/// Measured on an AMD EPYC (Zen 4, AVX-512), each size against the best
-/// size for the kernel at the level: 8 is within 5% of the best at `v3`
-/// and the baseline for the benchmark's sub-group kernels (n-body, the
-/// reduction, the triad), and within 16% at `v4`, where n-body's private
-/// form, whose sums stay in registers, does best at 16 (two sums per
-/// 512-bit register of 8 lanes idle). Sizes below 8 leave vector lanes
-/// empty (4: 2.1–2.3× for that n-body at `v3` and `v4`); 64 runs out of
-/// registers at `v3` (1.2×). See the guide's "Instruction sets and the
-/// sub-group size".
+/// Measured on an AMD EPYC (Zen 4, AVX-512) at the baseline, `v3` and
+/// `v4`, each size against the best size for the kernel and level: with 8
+/// the benchmark's triad, n-body and reduction in sub-groups are within
+/// the noise of their best, the reduction with one accumulator per lane
+/// is at its best (16 and 32: 1.4–2.2×), and a prefix sum scanned sub-group
+/// by sub-group, each waiting for the previous one's total, takes
+/// 1.2–1.5× its time at 16 or more. See the guide's "Instruction sets and
+/// the sub-group size".
 pub const DEFAULT_SUB_GROUP_SIZE: usize = 8;
 
 /// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
