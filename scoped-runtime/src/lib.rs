@@ -77,6 +77,9 @@ pub use synchronization::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::isa::{run_kernel_body, run_once};
+    pub use crate::lowering::chunk_check::{
+        distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait, index_term,
+    };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,

@@ -743,7 +743,7 @@ fn borrows(stmt: &Stmt, names: &[Ident]) -> bool {
 /// Whether every use of `names` in `stmt` only reads a value: nothing can
 /// assign it, borrow it, move it, pass it on or call a method on it other
 /// than `len()`. An element read by index (`t[j]`) counts as a read.
-fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
+pub(super) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
     struct Uses<'n> {
         names: &'n [Ident],
         read: bool,
