@@ -95,8 +95,8 @@ pub mod __private {
         OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::interchange::{
-        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
-        ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
+        distribute_items_interchanged, distribute_items_interchanged_and_wait, lane_array,
+        ItemChunk, ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,

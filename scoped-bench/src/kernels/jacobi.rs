@@ -81,21 +81,20 @@ fn jacobi_gpu(group: WorkGroup<2>, old: &[f32], n: usize, mut new: ItemsWindow<'
         distribute_items_and_wait!(group, |idx| {
             let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
             let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
-            let at = |i: usize, j: usize| if i < n && j < n { old[i * n + j] } else { 0.0 };
-            tile[r + 1][c + 1] = at(i, j);
-            // Halo: the points beside the tile's edge items (wrapping
-            // below zero lands outside the grid).
+            tile[r + 1][c + 1] = old[i * n + j];
+            // Halo: the points beside the tile's edge items, zero outside
+            // the grid.
             if r == 0 {
-                tile[0][c + 1] = at(i.wrapping_sub(1), j);
+                tile[0][c + 1] = if i > 0 { old[(i - 1) * n + j] } else { 0.0 };
             }
             if r == GPU_ROWS - 1 {
-                tile[GPU_ROWS + 1][c + 1] = at(i + 1, j);
+                tile[GPU_ROWS + 1][c + 1] = if i + 1 < n { old[(i + 1) * n + j] } else { 0.0 };
             }
             if c == 0 {
-                tile[r + 1][0] = at(i, j.wrapping_sub(1));
+                tile[r + 1][0] = if j > 0 { old[i * n + j - 1] } else { 0.0 };
             }
             if c == GPU_COLS - 1 {
-                tile[r + 1][GPU_COLS + 1] = at(i, j + 1);
+                tile[r + 1][GPU_COLS + 1] = if j + 1 < n { old[i * n + j + 1] } else { 0.0 };
             }
         });
         distribute_items!(group, |idx| {

@@ -114,6 +114,27 @@ pub fn distribute_items_interchanged_and_wait<const W: usize, G: ScopedGroup<D>,
     group_barrier(*group);
 }
 
+/// `[f(0), f(1), ..., f(W - 1)]`, calling `f` in lane order: the values
+/// the items of a chunk compute before the loop. A loop writing the lanes
+/// in place, always inlined (`<[T; W]>::map` and `from_fn` left a call per
+/// lane out of line). If `f` panics, the lanes made so far are leaked,
+/// not dropped.
+#[inline(always)]
+pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
+    let mut lanes = [const { MaybeUninit::<T>::uninit() }; W];
+    for (lane, slot) in lanes.iter_mut().enumerate() {
+        slot.write(f(lane));
+    }
+    // SAFETY: the loop wrote all `W` slots; `MaybeUninit<T>` has the
+    // layout of `T`, so `[MaybeUninit<T>; W]` has that of `[T; W]`, and
+    // `lanes` is never dropped (`MaybeUninit`), so each value moves once.
+    unsafe {
+        (&lanes as *const [MaybeUninit<T>; W])
+            .cast::<[T; W]>()
+            .read()
+    }
+}
+
 /// The lanes of a chunk, one array per binding: `[(A, B); W]` into
 /// `([A; W], [B; W])`, so that each binding's lanes are consecutive (one
 /// SIMD register) rather than interleaved. Tuples of up to 12 bindings.
@@ -192,6 +213,33 @@ lane_tuples!(A a 0, B b 1, C c 2, D d 3, E e 4, F f 5, G g 6, H h 7, I i 8, J j 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lane_arrays_hold_each_lane_once_in_order() {
+        let mut calls = Vec::new();
+        let lanes: [String; 5] = lane_array(|lane| {
+            calls.push(lane);
+            format!("lane {lane}")
+        });
+        assert_eq!(calls, [0, 1, 2, 3, 4]);
+        assert_eq!(lanes, ["lane 0", "lane 1", "lane 2", "lane 3", "lane 4"]);
+        // Every value moves exactly once; a panic leaks the lanes made.
+        let shared = std::rc::Rc::new(7);
+        let rcs: [std::rc::Rc<i32>; 3] = lane_array(|_| shared.clone());
+        assert_eq!(std::rc::Rc::strong_count(&shared), 4);
+        drop(rcs);
+        assert_eq!(std::rc::Rc::strong_count(&shared), 1);
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lane_array::<_, 4>(|lane| {
+                assert!(lane < 2, "lane {lane}");
+                shared.clone()
+            })
+        }));
+        assert!(made.is_err());
+        assert_eq!(std::rc::Rc::strong_count(&shared), 3);
+        let none: [u8; 0] = lane_array(|_| unreachable!());
+        assert_eq!(none, []);
+    }
 
     #[test]
     fn unzip_and_rezip_are_inverse_and_keep_lane_order() {
