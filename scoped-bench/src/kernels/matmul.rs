@@ -11,7 +11,12 @@
 //!   16]`); each item copies one element of each tile from the inputs
 //!   (slices indexed by global position), a barrier, the `k` loop of 16
 //!   inside the item with the running sum in a local variable, a barrier;
-//!   the sums wait in private memory between steps.
+//!   the sums wait in private memory between steps. The tile loads are
+//!   slice reads at computed indices, which the lowering checks a chunk of
+//!   16 items at a time so that they vectorise (2.2× the peer with a
+//!   check per item, 1.1–1.5× since, AMD EPYC, AVX-512); the `k` loop of
+//!   16 keeps the plain lowering (1.8–2.4× interchanged). What remains is
+//!   the per-item loads against the row copies of the other forms.
 //!
 //! The other two variants copy the tiles row by row with
 //! `async_work_group_copy` and state the group shape once at entry, one
