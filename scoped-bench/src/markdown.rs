@@ -391,7 +391,85 @@ fn launch(s: &mut String, report: &Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::table;
+    use std::time::Duration;
+
+    use scoped::Isa;
+    use time::OffsetDateTime;
+
+    use super::{markdown, table};
+    use crate::machine::{Build, Machine};
+    use crate::native::NativeRow;
+    use crate::probe::Plateau;
+    use crate::results::{Level, Native, Report};
+
+    fn build(flags: &str, isa: &str) -> Build {
+        Build {
+            rustflags: flags.into(),
+            target_features: Vec::new(),
+            isa: isa.into(),
+            sub_group_size: 8,
+        }
+    }
+
+    #[test]
+    fn the_report_names_the_cpu_the_levels_their_flags_and_the_memory() {
+        let level = |isa: Isa, flags: &str| Level {
+            isa,
+            build: build(flags, isa.name()),
+            rows: Vec::new(),
+        };
+        const MIB: f64 = (1 << 20) as f64;
+        let report = Report {
+            quick: true,
+            runs: 5,
+            levels: vec![
+                level(Isa::Baseline, ""),
+                level(Isa::V3, "-C target-cpu=x86-64-v3"),
+            ],
+            native: Some(Native {
+                default: build("", "v3"),
+                native: build("-C target-cpu=native", "v3"),
+                pairs: 3,
+                runs: 3,
+                rows: vec![NativeRow {
+                    kernel: "n-body",
+                    variant: "private",
+                    threads: 2,
+                    default: Duration::from_millis(10),
+                    native: Duration::from_millis(9),
+                    ratio: 1.111,
+                    peer_ratio: 4.5,
+                }],
+            }),
+            plateau: Some(Plateau {
+                threads: 2,
+                points: vec![(MIB, 90.0), (2.0 * MIB, 30.0), (4.0 * MIB, 30.0)],
+                from: Some(2.0 * MIB),
+            }),
+            launch: Vec::new(),
+            launch_build: build("", "v3"),
+            elapsed: Duration::from_secs(1),
+            args: vec!["--quick".into()],
+            machine: Machine {
+                cpu: Some("AMD EPYC".into()),
+                threads: 2,
+                compiler: Some("rustc 1.95.0".into()),
+                date: OffsetDateTime::UNIX_EPOCH,
+            },
+        };
+        let md = markdown(&report);
+        for wanted in [
+            "* CPU: AMD EPYC",
+            "baseline (none), v3 (`-C target-cpu=x86-64-v3`)",
+            "## Level baseline",
+            "## Level v3\n\nBuild flags: `-C target-cpu=x86-64-v3`",
+            "from 2 MiB per array",
+            "| n-body | private | 2 | 10.000 | 9.000 | 1.111 | 4.500 |",
+            "* date: 1970-01-01 00:00 UTC",
+        ] {
+            assert!(md.contains(wanted), "{wanted:?} not in:\n{md}");
+        }
+    }
 
     #[test]
     fn tables_are_markdown_with_right_aligned_numbers() {
