@@ -130,12 +130,12 @@ fn memory_line(s: &mut String, p: &Plateau) {
         .collect();
     let found = match p.from {
         Some(from) => format!(
-            "stays within {:.0}% of the largest array's from {:.0} MiB per array on",
+            "is no more than {:.0}% above a larger array's from {:.0} MiB per array on",
             100.0 * TOLERANCE,
             mib(from)
         ),
         None => format!(
-            "still differs by more than {:.0}% from the largest array's one size below it",
+            "is more than {:.0}% above the largest array's one size below it",
             100.0 * TOLERANCE
         ),
     };
