@@ -8,6 +8,8 @@ use time::OffsetDateTime;
 pub(crate) struct Machine {
     /// The CPU's model name from `/proc/cpuinfo`, if listed.
     pub(crate) cpu: Option<String>,
+    /// The highest instruction-set level the CPU supports.
+    pub(crate) detected: scoped::Isa,
     /// Threads available to the process.
     pub(crate) threads: usize,
     /// `rustc --version` of the compiler `$RUSTC` names (else `rustc`).
@@ -21,6 +23,7 @@ impl Machine {
     pub(crate) fn detect() -> Self {
         Self {
             cpu: cpu_model(),
+            detected: scoped::Isa::detected(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             compiler: compiler(),
             date: OffsetDateTime::now_utc(),

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use scoped::Isa;
 use time::macros::format_description;
 
 use crate::bandwidth::{bandwidth, Bandwidth, TRIAD_TARGET};
@@ -101,12 +102,14 @@ fn machine(s: &mut String, report: &Report) {
     let _ = writeln!(
         s,
         "## Machine\n\n\
-         * CPU: {}\n\
+         * CPU: {}, highest instruction-set level {} (AVX-512: {})\n\
          * threads available: {}\n\
          * compiler: {}, release profile\n\
          * levels, each measured in a build of the runner (kernels and peers) with these \
          flags: {}",
         m.cpu.as_deref().unwrap_or("unknown"),
+        m.detected,
+        if m.detected == Isa::V4 { "yes" } else { "no" },
         m.threads,
         m.compiler.as_deref().unwrap_or("unknown"),
         if levels.is_empty() {
@@ -452,6 +455,7 @@ mod tests {
             args: vec!["--quick".into()],
             machine: Machine {
                 cpu: Some("AMD EPYC".into()),
+                detected: Isa::V3,
                 threads: 2,
                 compiler: Some("rustc 1.95.0".into()),
                 date: OffsetDateTime::UNIX_EPOCH,
@@ -459,7 +463,7 @@ mod tests {
         };
         let md = markdown(&report);
         for wanted in [
-            "* CPU: AMD EPYC",
+            "* CPU: AMD EPYC, highest instruction-set level v3 (AVX-512: no)",
             "baseline (none), v3 (`-C target-cpu=x86-64-v3`)",
             "## Level baseline",
             "## Level v3\n\nBuild flags: `-C target-cpu=x86-64-v3`",
