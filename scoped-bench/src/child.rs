@@ -70,7 +70,7 @@ pub(crate) fn format(build: &Build, rows: &[Row]) -> String {
     s
 }
 
-/// Reads what [`format`] wrote; the error names the line.
+/// Reads what [`format()`] wrote; the error names the line.
 pub(crate) fn parse(text: &str) -> Result<ChildRun, String> {
     let mut lines = text.lines();
     if lines.next() != Some(MAGIC) {
