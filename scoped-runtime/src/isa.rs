@@ -485,6 +485,7 @@ mod tests {
                         Extent::new([2]),
                         Extent::new([18]),
                         tags.group(g),
+                        crate::rules::Nesting::current(),
                         level,
                     );
                     // The group carries the level of the copy that made it.
