@@ -9,6 +9,7 @@ use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 /// Default sub-group size: the number of `f32` lanes of the widest vector
@@ -50,6 +51,8 @@ pub struct SubGroup<const D: usize, const S: usize> {
     parent_range: Range<D>,
     /// Tag of the work group.
     tag: GroupTag,
+    /// The work group's nesting counts.
+    nesting: Nesting,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -73,6 +76,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         local_first: Id<D>,
         parent_range: Range<D>,
         tag: GroupTag,
+        nesting: Nesting,
     ) -> Self {
         debug_assert!(local_first[D - 1] + len <= parent_range[D - 1]);
         Self {
@@ -84,6 +88,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
             local_first,
             parent_range,
             tag,
+            nesting,
             _not_send: PhantomData,
         }
     }
@@ -194,6 +199,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     fn __tag(&self) -> GroupTag {
         self.tag
     }
+
+    #[inline(always)]
+    fn __nesting(&self) -> Nesting {
+        self.nesting
+    }
 }
 
 impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
@@ -276,6 +286,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
                 self.global_range,
                 self.in_work_group(lane),
                 self.tag,
+                self.nesting,
             ));
         }
     }

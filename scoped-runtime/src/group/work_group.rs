@@ -10,6 +10,7 @@ use crate::isa::SupportedIsa;
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 /// A work group of a launch (scoped parallelism v2: the `s_group` passed to
@@ -30,6 +31,8 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     global_offset: Id<D>,
     global_range: Range<D>,
     tag: GroupTag,
+    /// The counts of the nesting rules' checks.
+    nesting: Nesting,
     /// The instruction-set level of the launch, which the kernel body runs
     /// at (`run_kernel_body`).
     pub(crate) isa: SupportedIsa,
@@ -50,6 +53,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         local_range: Range<D>,
         global_range: Range<D>,
         tag: GroupTag,
+        nesting: Nesting,
         isa: SupportedIsa,
     ) -> Self {
         Self {
@@ -59,6 +63,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             global_offset: scale(group_id, local_range),
             global_range,
             tag,
+            nesting,
             isa,
             _not_send: PhantomData,
         }
@@ -148,6 +153,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     #[inline(always)]
     fn __tag(&self) -> GroupTag {
         self.tag
+    }
+
+    #[inline(always)]
+    fn __nesting(&self) -> Nesting {
+        self.nesting
     }
 }
 
@@ -247,6 +257,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
                     first,
                     self.local_range,
                     self.tag,
+                    self.nesting,
                 );
                 let mut in_sub_group = Id::zero();
                 in_sub_group[D - 1] = lane;
@@ -283,6 +294,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
                     first,
                     self.local_range,
                     self.tag,
+                    self.nesting,
                 ))
             },
         );

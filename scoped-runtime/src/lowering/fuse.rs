@@ -16,8 +16,8 @@ pub fn distribute_groups_items<G: ScopedGroup<D>, const D: usize>(
     group: &G,
     f: impl FnMut(G::Subgroup, SItem<D>),
 ) {
-    check_collective("distribute_groups!");
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_groups!");
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_group_item(f);
 }

@@ -99,8 +99,8 @@ pub fn distribute_items_interchanged<const W: usize, G: ScopedGroup<D>, const D:
     group: &G,
     f: impl FnMut(ItemChunk<W, D>),
 ) {
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk(f);
 }
 
