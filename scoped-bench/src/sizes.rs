@@ -18,7 +18,7 @@ use rayon::ThreadPool;
 use scoped::{Isa, Queue};
 
 use crate::kernels::Kernel;
-use crate::machine::Machine;
+use crate::machine::{Build, Machine};
 use crate::measure::{median, median_ratio};
 use crate::order::balanced_order;
 use crate::units::ms;
@@ -186,14 +186,11 @@ fn header(runs: usize) -> String {
     } else {
         "lacks"
     };
-    let flags = match machine.rustflags {
-        "" => "no rustflags",
-        flags => flags,
-    };
     format!(
-        "CPU: {} ({avx512} AVX-512), {flags}; ratio of each size's time to the best size's, \
-         median over {runs} rounds, sizes alternating within a round",
+        "CPU: {} ({avx512} AVX-512), rustflags: {}; ratio of each size's time to the best \
+         size's, median over {runs} rounds, sizes alternating within a round",
         machine.cpu.as_deref().unwrap_or("unknown"),
+        Build::own().flags(),
     )
 }
 

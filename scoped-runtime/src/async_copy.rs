@@ -6,7 +6,7 @@
 //! only orders memory like a barrier.
 
 use crate::barrier::group_barrier;
-use crate::group::WorkGroup;
+use crate::group::{ScopedGroup, WorkGroup};
 use crate::rules::check_collective;
 
 /// Completion of an asynchronous group copy (SYCL `device_event`).
@@ -61,7 +61,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         src: &[T],
         num_elements: usize,
     ) -> DeviceEvent {
-        check_collective("async_work_group_copy");
+        check_collective(self.__nesting(), "async_work_group_copy");
         if src.len() < num_elements {
             too_short("src", src.len(), num_elements, num_elements, 1);
         }
@@ -90,7 +90,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         num_elements: usize,
         src_stride: usize,
     ) -> DeviceEvent {
-        check_collective("async_work_group_copy");
+        check_collective(self.__nesting(), "async_work_group_copy");
         let needed = span(num_elements, src_stride);
         if src.len() < needed {
             too_short("src", src.len(), needed, num_elements, src_stride);
@@ -121,7 +121,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         num_elements: usize,
         dest_stride: usize,
     ) -> DeviceEvent {
-        check_collective("async_work_group_copy");
+        check_collective(self.__nesting(), "async_work_group_copy");
         let needed = span(num_elements, dest_stride);
         if dest.len() < needed {
             too_short("dest", dest.len(), needed, num_elements, dest_stride);

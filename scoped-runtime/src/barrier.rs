@@ -33,10 +33,10 @@ pub fn group_barrier<G: ScopedGroup<D>, const D: usize>(group: G) {
 #[inline(always)]
 #[track_caller]
 pub fn group_barrier_with_scope<G: ScopedGroup<D>, const D: usize>(
-    _group: G,
+    group: G,
     fence_scope: MemoryScope,
 ) {
-    check_collective("group_barrier");
+    check_collective(group.__nesting(), "group_barrier");
     if fence_scope < G::FENCE_SCOPE {
         narrower_scope(fence_scope, G::FENCE_SCOPE);
     }

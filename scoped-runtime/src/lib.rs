@@ -77,6 +77,9 @@ pub use synchronization::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::isa::{run_kernel_body, run_once};
+    pub use crate::lowering::chunk_check::{
+        distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait, index_term,
+    };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
@@ -92,8 +95,8 @@ pub mod __private {
         OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::interchange::{
-        distribute_items_interchanged, distribute_items_interchanged_and_wait, ItemChunk,
-        ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
+        distribute_items_interchanged, distribute_items_interchanged_and_wait, lane_array,
+        ItemChunk, ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,

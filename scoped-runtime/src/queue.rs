@@ -13,7 +13,7 @@ use crate::launch::{LaunchArgs, LaunchError, LaunchShape};
 use crate::lowering::const_checks::group_shape;
 use crate::lowering::group_size::GroupSizeCheck;
 use crate::memory::WORKER_STACK_BYTES;
-use crate::rules::GroupScope;
+use crate::rules::{GroupScope, Nesting};
 use crate::tag::LaunchTags;
 
 /// Runs kernels: every work group of a launch exactly once, spread over a
@@ -270,19 +270,21 @@ impl Queue {
                 };
                 let group_id = shape.num_groups.delinearize(linear);
                 let tag = tags.group(linear);
+                let nesting = Nesting::current();
                 let group = WorkGroup::new(
                     group_id,
                     shape.num_groups,
                     shape.group_size,
                     shape.global_range,
                     tag,
+                    nesting,
                     isa,
                 );
                 // SAFETY: the caller checked `args` for `shape`, `group_id` is
                 // inside `num_groups`, and rayon runs each linear id exactly
                 // once, so no two windows for the same group exist.
                 let part = unsafe { args.__for_group(group_id, &shape, tag) };
-                let _fresh = GroupScope::enter();
+                let _fresh = GroupScope::enter(nesting);
                 kernel(group, part);
             },
         );

@@ -6,26 +6,82 @@
 //! as a `#[group_function]`, is out of its sight. The runtime counts, per
 //! thread, how deep the running code is inside each of the two, and every
 //! collective calls [`check_collective`] first, which panics with the
-//! rule's message. In debug and release builds alike: one thread-local
-//! update on entering and leaving each `distribute_items!` or
-//! `single_item!` and one read per collective, never anything per item.
+//! rule's message. In debug and release builds alike: one update on
+//! entering and leaving each `distribute_items!` or `single_item!` and one
+//! read per collective, never anything per item.
+//!
+//! The counts are reached through the group ([`Nesting`], which every
+//! group carries), not through a thread-local: the optimiser sees one
+//! pointer, loaded once per work group, and folds the checks of a kernel
+//! whose collectives it can see, where a thread-local access per
+//! collective stayed in the kernel's code.
 
 use std::cell::Cell;
 
-/// One `distribute_items!` body in [`DEPTH`].
+/// One `distribute_items!` body in the counts.
 const ITEMS: u32 = 1;
-/// One `single_item!` body in [`DEPTH`].
+/// One `single_item!` body in the counts.
 const SINGLE: u32 = 1 << 16;
 
+/// The nesting counts of the thread that runs a group: how many
+/// `distribute_items!` bodies (low 16 bits, in `ITEMS`) and `single_item!`
+/// bodies (high 16 bits, in `SINGLE`) it is running, one word, so that a
+/// collective reads one value. Every group carries its thread's. Not a
+/// public API.
+///
+/// Each thread's counts are allocated once and never freed (one word per
+/// thread that runs a work group): groups are `Copy` and `'static`, so a
+/// group copied out of its kernel (into a thread-local, say) can be used
+/// after its launch, even while the thread's thread-locals are being
+/// destroyed, and must never point at freed memory. The reference to a
+/// `Cell` also keeps every group off other threads (neither `Send` nor
+/// `Sync`).
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Nesting(&'static Cell<u32>);
+
 thread_local! {
-    /// How many `distribute_items!` bodies (low 16 bits, in `ITEMS`) and
-    /// `single_item!` bodies (high 16 bits, in `SINGLE`) the thread is
-    /// running: one word, so that a collective reads one value.
-    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The running thread's counts, allocated on first use.
+    static COUNTS: Cell<Option<Nesting>> = const { Cell::new(None) };
     /// How many `distribute_groups!` bodies the thread is running (debug
     /// builds: see [`check_work_group_scope`]).
     #[cfg(debug_assertions)]
     static GROUPS_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+impl Nesting {
+    /// The running thread's counts.
+    #[inline(always)]
+    pub(crate) fn current() -> Nesting {
+        COUNTS.with(|counts| match counts.get() {
+            Some(nesting) => nesting,
+            None => Self::allocate(counts),
+        })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn allocate(counts: &Cell<Option<Nesting>>) -> Nesting {
+        let nesting = Nesting(Box::leak(Box::new(Cell::new(0))));
+        counts.set(Some(nesting));
+        nesting
+    }
+
+    #[inline(always)]
+    fn get(self) -> u32 {
+        self.0.get()
+    }
+
+    #[inline(always)]
+    fn set(self, depth: u32) {
+        self.0.set(depth);
+    }
+}
+
+impl std::fmt::Debug for Nesting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Nesting({:#x})", self.get())
+    }
 }
 
 /// Marks the current thread as running the body of a `distribute_groups!`
@@ -71,34 +127,36 @@ pub(crate) fn check_work_group_scope(what: &str) {
 /// Marks the current thread as running the body of a `distribute_items!`
 /// or `single_item!` until dropped (also when the body panics).
 pub(crate) struct ItemScope {
+    nesting: Nesting,
     unit: u32,
 }
 
 impl ItemScope {
     #[inline(always)]
-    fn enter_with(unit: u32) -> Self {
-        DEPTH.with(|d| d.set(d.get().wrapping_add(unit)));
-        ItemScope { unit }
+    fn enter_with(nesting: Nesting, unit: u32) -> Self {
+        nesting.set(nesting.get().wrapping_add(unit));
+        ItemScope { nesting, unit }
     }
 
-    /// Entering the body of `distribute_items!`.
+    /// Entering the body of `distribute_items!` on a group carrying
+    /// `nesting`.
     #[inline(always)]
-    pub(crate) fn enter() -> Self {
-        Self::enter_with(ITEMS)
+    pub(crate) fn enter(nesting: Nesting) -> Self {
+        Self::enter_with(nesting, ITEMS)
     }
 
     /// Entering the body of `single_item!`.
     #[inline(always)]
-    pub(crate) fn single_item() -> Self {
-        Self::enter_with(SINGLE)
+    pub(crate) fn single_item(nesting: Nesting) -> Self {
+        Self::enter_with(nesting, SINGLE)
     }
 }
 
 impl Drop for ItemScope {
     #[inline(always)]
     fn drop(&mut self) {
-        let unit = self.unit;
-        DEPTH.with(|d| d.set(d.get().wrapping_sub(unit)));
+        let nesting = self.nesting;
+        nesting.set(nesting.get().wrapping_sub(self.unit));
     }
 }
 
@@ -107,16 +165,21 @@ impl Drop for ItemScope {
 /// `distribute_items!` may have rayon run the inner groups on this thread,
 /// and those groups are not inside anything.
 pub(crate) struct GroupScope {
+    nesting: Nesting,
     saved: u32,
     #[cfg(debug_assertions)]
     saved_groups: u32,
 }
 
 impl GroupScope {
+    /// Entering a work group that carries `nesting`, the thread's counts.
     #[inline(always)]
-    pub(crate) fn enter() -> Self {
+    pub(crate) fn enter(nesting: Nesting) -> Self {
+        let saved = nesting.get();
+        nesting.set(0);
         GroupScope {
-            saved: DEPTH.with(|d| d.replace(0)),
+            nesting,
+            saved,
             #[cfg(debug_assertions)]
             saved_groups: GROUPS_DEPTH.with(|d| d.replace(0)),
         }
@@ -126,21 +189,20 @@ impl GroupScope {
 impl Drop for GroupScope {
     #[inline(always)]
     fn drop(&mut self) {
-        let saved = self.saved;
-        DEPTH.with(|d| d.set(saved));
+        self.nesting.set(self.saved);
         #[cfg(debug_assertions)]
         GROUPS_DEPTH.with(|d| d.set(self.saved_groups));
     }
 }
 
-/// Called first by every collective, `what` being its name as the user
-/// writes it (`"group_barrier"`, `"distribute_items!"`). Panics if the
-/// current thread is inside `distribute_items!` (nesting rule 2) or
-/// `single_item!` (rule 3).
+/// Called first by every collective, `nesting` being the counts its group
+/// carries and `what` its name as the user writes it (`"group_barrier"`,
+/// `"distribute_items!"`). Panics if the group's thread is inside
+/// `distribute_items!` (nesting rule 2) or `single_item!` (rule 3).
 #[inline(always)]
 #[track_caller]
-pub(crate) fn check_collective(what: &str) {
-    let depth = DEPTH.with(Cell::get);
+pub(crate) fn check_collective(nesting: Nesting, what: &str) {
+    let depth = nesting.get();
     if depth != 0 {
         violation(what, depth);
     }
@@ -195,28 +257,28 @@ mod tests {
 
     #[test]
     fn collectives_pass_outside_item_scopes() {
-        check_collective("group_barrier");
+        check_collective(Nesting::current(), "group_barrier");
         {
-            let _items = ItemScope::enter();
+            let _items = ItemScope::enter(Nesting::current());
         }
         {
-            let _single = ItemScope::single_item();
+            let _single = ItemScope::single_item(Nesting::current());
         }
-        check_collective("group_barrier");
+        check_collective(Nesting::current(), "group_barrier");
     }
 
     #[test]
     fn inside_distribute_items_is_rule_2() {
         let message = panic_message(|| {
-            let _items = ItemScope::enter();
-            check_collective("group_barrier");
+            let _items = ItemScope::enter(Nesting::current());
+            check_collective(Nesting::current(), "group_barrier");
         });
         assert!(
             message.starts_with("nesting rule 2: `group_barrier`"),
             "{message}"
         );
         // The guard was dropped while unwinding.
-        check_collective("group_barrier");
+        check_collective(Nesting::current(), "group_barrier");
     }
 
     #[cfg(debug_assertions)]
@@ -237,13 +299,13 @@ mod tests {
     #[test]
     fn inside_single_item_is_rule_3() {
         let message = panic_message(|| {
-            let _single = ItemScope::single_item();
-            check_collective("distribute_groups!");
+            let _single = ItemScope::single_item(Nesting::current());
+            check_collective(Nesting::current(), "distribute_groups!");
         });
         assert!(
             message.starts_with("nesting rule 3: `distribute_groups!`"),
             "{message}"
         );
-        check_collective("distribute_groups!");
+        check_collective(Nesting::current(), "distribute_groups!");
     }
 }

@@ -32,9 +32,9 @@ use std::fmt;
 use std::ops::{BitOr, BitOrAssign};
 use std::sync::atomic::{fence, Ordering};
 
-use crate::group::{SubGroup, WorkGroup};
+use crate::group::{ScopedGroup, SubGroup, WorkGroup};
 use crate::memory_scope::MemoryScope;
-use crate::rules::{check_collective, check_work_group_scope};
+use crate::rules::{check_collective, check_work_group_scope, Nesting};
 
 /// The address spaces a barrier orders (OpenCL C++ `mem_fence`), a bit
 /// set: combine flags with `|`; [`MemFence::NONE`] (OpenCL's `0`) orders
@@ -112,8 +112,15 @@ impl fmt::Debug for MemFence {
 /// ordered writes must reach other threads.
 #[inline(always)]
 #[track_caller]
-fn barrier(what: &str, own: MemoryScope, flags: MemFence, scope: MemoryScope, image: bool) {
-    check_collective(what);
+fn barrier(
+    nesting: Nesting,
+    what: &str,
+    own: MemoryScope,
+    flags: MemFence,
+    scope: MemoryScope,
+    image: bool,
+) {
+    check_collective(nesting, what);
     if own == MemoryScope::WorkGroup {
         check_work_group_scope(what);
     }
@@ -224,11 +231,12 @@ pub fn work_group_barrier<const D: usize, const S: usize>(group: WorkGroup<D, S>
 #[inline(always)]
 #[track_caller]
 pub fn work_group_barrier_with_scope<const D: usize, const S: usize>(
-    _group: WorkGroup<D, S>,
+    group: WorkGroup<D, S>,
     flags: MemFence,
     scope: MemoryScope,
 ) {
     barrier(
+        group.__nesting(),
         "work_group_barrier",
         MemoryScope::WorkGroup,
         flags,
@@ -268,11 +276,12 @@ pub fn sub_group_barrier<const D: usize, const S: usize>(
 #[inline(always)]
 #[track_caller]
 pub fn sub_group_barrier_with_scope<const D: usize, const S: usize>(
-    _sub_group: SubGroup<D, S>,
+    sub_group: SubGroup<D, S>,
     flags: MemFence,
     scope: MemoryScope,
 ) {
     barrier(
+        sub_group.__nesting(),
         "sub_group_barrier",
         MemoryScope::SubGroup,
         flags,
@@ -298,8 +307,9 @@ pub fn sub_group_barrier_with_scope<const D: usize, const S: usize>(
 /// per work group).
 #[derive(Clone, Copy, Debug)]
 pub struct WorkGroupNamedBarrier<const D: usize, const S: usize> {
-    /// The work group, which keeps the barrier on its thread.
-    _group: WorkGroup<D, S>,
+    /// The work group, which keeps the barrier on its thread and carries
+    /// the counts `wait` checks.
+    group: WorkGroup<D, S>,
     sub_group_count: usize,
 }
 
@@ -354,14 +364,14 @@ pub fn work_group_named_barrier<const D: usize, const S: usize>(
     group: WorkGroup<D, S>,
     sub_group_count: usize,
 ) -> WorkGroupNamedBarrier<D, S> {
-    check_collective("work_group_named_barrier");
+    check_collective(group.__nesting(), "work_group_named_barrier");
     check_work_group_scope("work_group_named_barrier");
     let sub_groups = group.sub_group_range().size();
     if sub_group_count == 0 || sub_group_count > sub_groups {
         bad_count(sub_group_count, sub_groups, S);
     }
     WorkGroupNamedBarrier {
-        _group: group,
+        group,
         sub_group_count,
     }
 }
@@ -408,6 +418,7 @@ impl<const D: usize, const S: usize> WorkGroupNamedBarrier<D, S> {
     #[track_caller]
     pub fn wait_with_scope(&self, flags: MemFence, scope: MemoryScope) {
         barrier(
+            self.group.__nesting(),
             "work_group_named_barrier::wait",
             MemoryScope::WorkGroup,
             flags,

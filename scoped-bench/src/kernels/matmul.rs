@@ -1,11 +1,25 @@
 //! Kernel 3, matrix multiply `C = A·B`: 1024×1024 `f32`, row-major, with
 //! 16×16 tiles of `A` and `B` staged in local memory.
 //!
-//! Both `scoped` variants make a 2-D launch of 16×16 work groups, one per
+//! Every `scoped` variant makes a 2-D launch of 16×16 work groups, one per
 //! tile of `C`. For every tile step the group copies one tile of `A` and
-//! one of `B` into local memory, row by row with `async_work_group_copy`,
-//! waits, and adds the 16 products of each item's row and column to the
-//! item's running sum. They state the group shape once at entry, one
+//! one of `B` into local memory, waits, and adds the 16 products of each
+//! item's row and column to the item's running sum.
+//!
+//! * `scoped`, GPU form: the sgemm of every SYCL and CUDA code base,
+//!   ported as written. The group size is required (`group_size = [16,
+//!   16]`); each item copies one element of each tile from the inputs
+//!   (slices indexed by global position), a barrier, the `k` loop of 16
+//!   inside the item with the running sum in a local variable, a barrier;
+//!   the sums wait in private memory between steps. The tile loads are
+//!   slice reads at computed indices, which the lowering checks a chunk of
+//!   16 items at a time so that they vectorise (2.2× the peer with a
+//!   check per item, 1.1–1.5× since, AMD EPYC, AVX-512); the `k` loop of
+//!   16 keeps the plain lowering (1.8–2.4× interchanged). What remains is
+//!   the per-item loads against the row copies of the other forms.
+//!
+//! The other two variants copy the tiles row by row with
+//! `async_work_group_copy` and state the group shape once at entry, one
 //! `assert_eq!` per dimension (one on the whole `Range` compiles to a
 //! single vector compare from which the optimiser learns nothing per
 //! dimension), so item loops have constant trip counts and every tile
@@ -77,6 +91,37 @@ fn load_tiles<const S: usize>(
             .wait();
     }
     group_barrier(group);
+}
+
+#[kernel(group_size = [16, 16])]
+fn matmul_gpu(group: WorkGroup<2>, a: &[f32], b: &[f32], n: usize, mut c: ItemsWindow<'_, f32, 2>) {
+    memory_environment!(
+        group,
+        require_local_mem::<Tile>(),
+        require_local_mem::<Tile>(),
+        require_private_mem::<f32>(),
+        |a_tile, b_tile, acc| {
+            distribute_items!(group, |idx| acc[idx] = 0.0);
+            for step in 0..n / TILE {
+                let k0 = step * TILE;
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                    let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+                    a_tile[r][col] = a[i * n + k0 + col];
+                    b_tile[r][col] = b[(k0 + r) * n + j];
+                });
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                    let mut s = acc[idx];
+                    for k in 0..TILE {
+                        s = a_tile[r][k].mul_add(b_tile[k][col], s);
+                    }
+                    acc[idx] = s;
+                });
+            }
+            distribute_items!(group, |idx| c[idx] = acc[idx]);
+        }
+    );
 }
 
 #[kernel]
@@ -240,7 +285,7 @@ impl Kernel for Matmul {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["rows", "tiled"]
+        &["GPU form", "rows", "tiled"]
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
@@ -249,6 +294,9 @@ impl Kernel for Matmul {
         let c = ItemsMut::new(&mut self.output);
         let launched = match variant {
             0 => queue.parallel_with((tiles, tiles), (TILE, TILE), c, |g, c| {
+                matmul_gpu(g, a, b, n, c)
+            }),
+            1 => queue.parallel_with((tiles, tiles), (TILE, TILE), c, |g, c| {
                 matmul_rows(g, a, b, n, c)
             }),
             _ => queue.parallel_with((tiles, tiles), (TILE, TILE), c, |g, c| {

@@ -13,12 +13,15 @@
 //! | [`prefix_sum`] | inclusive prefix sum of `i32`: per-group scans, then carries |
 //! | [`histogram`] | 256-bin histogram of `u32`: group-local histograms, then merge |
 //! | [`black_scholes`] | call and put prices of European options, `f32`, inputs as slices |
+//! | [`transpose`] | `B = Aᵀ`, `f32`, 16×16 tiles through local memory |
+//! | [`conv5x5`] | 2-D 5×5 filter, `f32`, tiles with halo in local memory |
 //! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
 //!
 //! The runner drives the kernels through [`Kernel`]; `tests` checks every
 //! version of every kernel against its reference at tiny sizes.
 
 pub(crate) mod black_scholes;
+pub(crate) mod conv5x5;
 pub(crate) mod histogram;
 pub(crate) mod jacobi;
 pub(crate) mod launch_overhead;
@@ -26,6 +29,7 @@ pub(crate) mod matmul;
 pub(crate) mod nbody;
 pub(crate) mod prefix_sum;
 pub(crate) mod reduction;
+pub(crate) mod transpose;
 pub(crate) mod triad;
 
 #[cfg(test)]
@@ -170,6 +174,14 @@ pub(crate) fn all() -> Vec<Entry> {
         Entry {
             name: black_scholes::NAME,
             setup: |s| boxed(black_scholes::BlackScholes::new(s)),
+        },
+        Entry {
+            name: transpose::NAME,
+            setup: |s| boxed(transpose::Transpose::new(s)),
+        },
+        Entry {
+            name: conv5x5::NAME,
+            setup: |s| boxed(conv5x5::Conv5x5::new(s)),
         },
     ]
 }

@@ -107,7 +107,7 @@ fn slice_var(n: usize) -> Ident {
 
 /// Every name a pattern in `body` binds (`let`, closure parameters, match
 /// arms, `for`, `if let`), at any depth.
-fn bound_names(body: &Expr) -> Vec<Ident> {
+pub(super) fn bound_names(body: &Expr) -> Vec<Ident> {
     struct Names(Vec<Ident>);
     impl<'ast> Visit<'ast> for Names {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {

@@ -182,7 +182,7 @@ impl<'a> Shape<'a> {
         let span = inv.name.span();
         let mixed = Span::mixed_site();
         let chunk = format_ident!("__scoped_chunk", span = mixed);
-        let items = format_ident!("__scoped_items", span = mixed);
+        let values = format_ident!("__scoped_values", span = mixed);
         let lane = format_ident!("__scoped_lane", span = mixed);
         let handle = format_ident!("__scoped_chunk_lanes", span = mixed);
         let item = self.item;
@@ -223,11 +223,7 @@ impl<'a> Shape<'a> {
         let loop_item = loop_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
         let (suffix_needs_item, suffix_queries) =
             requery(suffix.iter().map(ToTokens::to_token_stream).collect());
-        let suffix_item = if suffix_needs_item {
-            quote!(#item)
-        } else {
-            quote!(_)
-        };
+        let suffix_item = suffix_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
         let suffix_fields = stored.iter().map(|(name, mutable)| {
             if !self.in_suffix.iter().any(|(u, _)| u == name) {
                 quote!(_)
@@ -239,17 +235,21 @@ impl<'a> Shape<'a> {
         });
         let suffix_loop = if stored.is_empty() {
             quote! {
-                for #suffix_item in #items {
+                for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
+                    #suffix_item
                     #(#[allow(unused_variables)] #suffix_queries)*
                     #(#suffix)*
                 }
             }
         } else {
             quote! {
-                let #lane = ::scoped::__private::Rezip::__rezip((#(#arrays,)*));
-                for (#suffix_item, #lane) in ::core::iter::zip(#items, #lane) {
+                let #values = ::scoped::__private::Rezip::__rezip((#(#arrays,)*));
+                for (#lane, #values) in ::core::iter::Iterator::enumerate(
+                    ::core::iter::IntoIterator::into_iter(#values),
+                ) {
+                    #suffix_item
                     #[allow(unused_mut)]
-                    let (#(#suffix_fields,)*) = #lane;
+                    let (#(#suffix_fields,)*) = #values;
                     #(#[allow(unused_variables)] #suffix_queries)*
                     #(#suffix)*
                 }
@@ -281,19 +281,24 @@ impl<'a> Shape<'a> {
                 #[inline(always)]
                 |#chunk| match #chunk {
                     ::scoped::__private::ItemChunk::Chunk(#handle) => {
-                        let #items = #handle.items();
                         // Before the loop, item by item, keeping what the rest uses.
-                        // Item queries run again where they are used.
+                        // Item queries run again where they are used; items
+                        // are made from their lane where used, never kept
+                        // in an array (which went through memory).
                         #[allow(unused_mut, unused_variables)]
                         let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
-                            #items.map(#[inline(always)] |#item| {
-                                #(#prefix)*
-                                #kept
-                            }),
+                            ::scoped::__private::lane_array::<_, { ::scoped::__private::INTERCHANGE_LANES }>(
+                                #[inline(always)]
+                                |#lane| {
+                                    let #item = #handle.item(#lane);
+                                    #(#prefix)*
+                                    #kept
+                                },
+                            ),
                         );
                         for #pat in #expr {
                             #[allow(clippy::needless_range_loop)]
-                            for #lane in 0..#items.len() {
+                            for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
                                 #loop_item
                                 #(#[allow(unused_variables)] #loop_queries)*
                                 #(#in_loop)*
@@ -932,20 +937,23 @@ mod tests {
                 #[inline(always)]
                 |__scoped_chunk| match __scoped_chunk {
                     ::scoped::__private::ItemChunk::Chunk(__scoped_chunk_lanes) => {
-                        let __scoped_items = __scoped_chunk_lanes.items();
                         #[allow(unused_mut, unused_variables)]
                         let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax,) =
                             ::scoped::__private::Unzip::__unzip(
-                                __scoped_items.map(#[inline(always)] |idx| {
-                                    let i = idx.global_linear_id();
-                                    let (xi, yi) = (x[i], y[i]);
-                                    let mut ax = 0.0f32;
-                                    (xi, yi, ax,)
-                                }),
+                                ::scoped::__private::lane_array::<_, { ::scoped::__private::INTERCHANGE_LANES }>(
+                                    #[inline(always)]
+                                    |__scoped_lane| {
+                                        let idx = __scoped_chunk_lanes.item(__scoped_lane);
+                                        let i = idx.global_linear_id();
+                                        let (xi, yi) = (x[i], y[i]);
+                                        let mut ax = 0.0f32;
+                                        (xi, yi, ax,)
+                                    },
+                                ),
                             );
                         for j in 0..TILE {
                             #[allow(clippy::needless_range_loop)]
-                            for __scoped_lane in 0..__scoped_items.len() {
+                            for __scoped_lane in 0..::scoped::__private::INTERCHANGE_LANES {
                                 let xi = &__scoped_lanes_xi[__scoped_lane];
                                 let yi = &__scoped_lanes_yi[__scoped_lane];
                                 let ax = &mut __scoped_lanes_ax[__scoped_lane];
@@ -953,12 +961,15 @@ mod tests {
                                 (*ax) += dx * (*yi);
                             }
                         }
-                        let __scoped_lane = ::scoped::__private::Rezip::__rezip((
+                        let __scoped_values = ::scoped::__private::Rezip::__rezip((
                             __scoped_lanes_xi, __scoped_lanes_yi, __scoped_lanes_ax,
                         ));
-                        for (idx, __scoped_lane) in ::core::iter::zip(__scoped_items, __scoped_lane) {
+                        for (__scoped_lane, __scoped_values) in ::core::iter::Iterator::enumerate(
+                            ::core::iter::IntoIterator::into_iter(__scoped_values),
+                        ) {
+                            let idx = __scoped_chunk_lanes.item(__scoped_lane);
                             #[allow(unused_mut)]
-                            let (_, _, mut ax,) = __scoped_lane;
+                            let (_, _, mut ax,) = __scoped_values;
                             #[allow(unused_variables)]
                             let i = idx.global_linear_id();
                             out[i] = ax;

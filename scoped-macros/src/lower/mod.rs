@@ -11,10 +11,12 @@
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
-//!   the global id) and [`interchange`] (a loop the same for every
-//!   item, run with the items inside it), with the item-query syntax
+//!   the global id), [`interchange`] (a loop the same for every
+//!   item, run with the items inside it) and [`chunk_check`] (slice reads
+//!   at computed indices, checked a chunk at a time), with the item-query syntax
 //!   they share in [`item_syntax`].
 
+mod chunk_check;
 mod closure;
 mod const_checks;
 mod fuse;
@@ -44,6 +46,7 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
             .or_else(|| item_copy::distribute_items(inv, group))
             .or_else(|| interchange::distribute_items(inv, group))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
+            .or_else(|| chunk_check::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),
         Collective::DistributeGroups => fuse::distribute_groups(inv, group)
             .or_else(|| fuse::distribute_groups_looped(inv, group))

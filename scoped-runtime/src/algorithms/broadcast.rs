@@ -48,7 +48,7 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("group_broadcast");
+    check_collective(group.__nesting(), "group_broadcast");
     group_values("group_broadcast", &group, values)[0]
 }
 
@@ -73,7 +73,7 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("group_broadcast_linear");
+    check_collective(group.__nesting(), "group_broadcast_linear");
     let values = group_values("group_broadcast_linear", &group, values);
     match values.get(local_linear_id) {
         Some(&value) => value,
@@ -111,7 +111,7 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("group_broadcast_id");
+    check_collective(group.__nesting(), "group_broadcast_id");
     let local_id = local_id.into();
     let range = group.logical_local_range();
     if !range.contains(local_id) {

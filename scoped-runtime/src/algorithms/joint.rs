@@ -9,7 +9,7 @@
 //! group performs the work; its size does not change the result.
 
 use crate::group::ScopedGroup;
-use crate::rules::check_collective;
+use crate::rules::{check_collective, Nesting};
 
 use super::operators::GroupOperator;
 use super::scan::{exclusive, inclusive};
@@ -53,8 +53,7 @@ where
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_reduce");
-    let _ = group;
+    check_collective(group.__nesting(), "joint_reduce");
     op.__fold(op.identity(), data)
 }
 
@@ -72,8 +71,7 @@ where
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("joint_reduce_with_init");
-    let _ = group;
+    check_collective(group.__nesting(), "joint_reduce_with_init");
     op.__fold(init, data)
 }
 
@@ -82,6 +80,7 @@ where
 #[inline]
 #[track_caller]
 fn joint_scan<T: Copy, Op: GroupOperator<T>>(
+    nesting: Nesting,
     what: &str,
     input: &[T],
     output: &mut [T],
@@ -89,7 +88,7 @@ fn joint_scan<T: Copy, Op: GroupOperator<T>>(
     op: Op,
     scan: impl FnOnce(Op, T, &[T], &mut [T]),
 ) {
-    check_collective(what);
+    check_collective(nesting, what);
     let (input_len, output_len) = (input.len(), output.len());
     if input_len != output_len {
         panic!(
@@ -123,9 +122,16 @@ pub fn joint_inclusive_scan<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    let _ = group;
     let what = "joint_inclusive_scan";
-    joint_scan(what, input, output, op.identity(), op, inclusive);
+    joint_scan(
+        group.__nesting(),
+        what,
+        input,
+        output,
+        op.identity(),
+        op,
+        inclusive,
+    );
 }
 
 /// [`joint_inclusive_scan`] from `init`: `output[i] = init op input[0] op …
@@ -151,9 +157,8 @@ pub fn joint_inclusive_scan_with_init<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    let _ = group;
     let what = "joint_inclusive_scan_with_init";
-    joint_scan(what, input, output, init, op, inclusive);
+    joint_scan(group.__nesting(), what, input, output, init, op, inclusive);
 }
 
 /// Exclusive scan of `input` into `output` (SYCL 2020
@@ -180,9 +185,16 @@ pub fn joint_exclusive_scan<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    let _ = group;
     let what = "joint_exclusive_scan";
-    joint_scan(what, input, output, op.identity(), op, exclusive);
+    joint_scan(
+        group.__nesting(),
+        what,
+        input,
+        output,
+        op.identity(),
+        op,
+        exclusive,
+    );
 }
 
 /// [`joint_exclusive_scan`] from `init`: `output[0] = init`, `output[i] =
@@ -208,9 +220,8 @@ pub fn joint_exclusive_scan_with_init<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    let _ = group;
     let what = "joint_exclusive_scan_with_init";
-    joint_scan(what, input, output, init, op, exclusive);
+    joint_scan(group.__nesting(), what, input, output, init, op, exclusive);
 }
 
 /// Whether `pred` holds for any element of `data` (SYCL 2020
@@ -228,8 +239,7 @@ pub fn joint_any_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T
 where
     G: ScopedGroup<D>,
 {
-    check_collective("joint_any_of");
-    let _ = group;
+    check_collective(group.__nesting(), "joint_any_of");
     simd::any_by(data, pred)
 }
 
@@ -243,8 +253,7 @@ pub fn joint_all_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T
 where
     G: ScopedGroup<D>,
 {
-    check_collective("joint_all_of");
-    let _ = group;
+    check_collective(group.__nesting(), "joint_all_of");
     !simd::any_by(data, |x| !pred(x))
 }
 
@@ -258,7 +267,6 @@ pub fn joint_none_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&
 where
     G: ScopedGroup<D>,
 {
-    check_collective("joint_none_of");
-    let _ = group;
+    check_collective(group.__nesting(), "joint_none_of");
     !simd::any_by(data, pred)
 }

@@ -114,7 +114,7 @@ macro_rules! aliases {
             group: $group<D, S>,
             predicates: &PrivateMem<'_, bool, D>,
         ) -> bool {
-            check_collective(stringify!($all));
+            check_collective(group.__nesting(), stringify!($all));
             simd::all_true(group_values(stringify!($all), &group, predicates))
         }
 
@@ -133,7 +133,7 @@ macro_rules! aliases {
             group: $group<D, S>,
             predicates: &PrivateMem<'_, bool, D>,
         ) -> bool {
-            check_collective(stringify!($any));
+            check_collective(group.__nesting(), stringify!($any));
             simd::any_true(group_values(stringify!($any), &group, predicates))
         }
 
@@ -160,7 +160,7 @@ macro_rules! aliases {
         where
             WorkGroupOp: GroupOperator<T>,
         {
-            check_collective(stringify!($reduce));
+            check_collective(group.__nesting(), stringify!($reduce));
             let values = group_values(stringify!($reduce), &group, values);
             op.__fold(op.identity(), values)
         }
@@ -265,7 +265,7 @@ pub fn work_group_broadcast<T: Copy, const D: usize, const S: usize>(
     values: &PrivateMem<'_, T, D>,
     local_id: impl Into<Id<D>>,
 ) -> T {
-    check_collective("work_group_broadcast");
+    check_collective(group.__nesting(), "work_group_broadcast");
     let local_id = local_id.into();
     let range = group.logical_local_range();
     if !range.contains(local_id) {
@@ -291,7 +291,7 @@ pub fn sub_group_broadcast<T: Copy, const D: usize, const S: usize>(
     values: &PrivateMem<'_, T, D>,
     sub_group_local_id: usize,
 ) -> T {
-    check_collective("sub_group_broadcast");
+    check_collective(group.__nesting(), "sub_group_broadcast");
     let values = group_values("sub_group_broadcast", &group, values);
     match values.get(sub_group_local_id) {
         Some(&value) => value,

@@ -50,7 +50,7 @@ pub fn any_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, boo
 where
     G: ScopedGroup<D>,
 {
-    check_collective("any_of_group");
+    check_collective(group.__nesting(), "any_of_group");
     simd::any_true(group_values("any_of_group", &group, predicates))
 }
 
@@ -64,7 +64,7 @@ pub fn all_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, boo
 where
     G: ScopedGroup<D>,
 {
-    check_collective("all_of_group");
+    check_collective(group.__nesting(), "all_of_group");
     simd::all_true(group_values("all_of_group", &group, predicates))
 }
 
@@ -78,7 +78,7 @@ pub fn none_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bo
 where
     G: ScopedGroup<D>,
 {
-    check_collective("none_of_group");
+    check_collective(group.__nesting(), "none_of_group");
     !simd::any_true(group_values("none_of_group", &group, predicates))
 }
 
@@ -106,7 +106,7 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("any_of_group_by");
+    check_collective(group.__nesting(), "any_of_group_by");
     simd::any_by(group_values("any_of_group_by", &group, values), pred)
 }
 
@@ -125,7 +125,7 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("all_of_group_by");
+    check_collective(group.__nesting(), "all_of_group_by");
     !simd::any_by(group_values("all_of_group_by", &group, values), |x| {
         !pred(x)
     })
@@ -146,6 +146,6 @@ where
     G: ScopedGroup<D>,
     T: Copy,
 {
-    check_collective("none_of_group_by");
+    check_collective(group.__nesting(), "none_of_group_by");
     !simd::any_by(group_values("none_of_group_by", &group, values), pred)
 }

@@ -65,7 +65,7 @@ where
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("reduce_over_group");
+    check_collective(group.__nesting(), "reduce_over_group");
     let values = group_values("reduce_over_group", &group, values);
     op.__fold(op.identity(), values)
 }
@@ -89,7 +89,7 @@ where
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective("reduce_over_group_with_init");
+    check_collective(group.__nesting(), "reduce_over_group_with_init");
     let values = group_values("reduce_over_group_with_init", &group, values);
     op.__fold(init, values)
 }

@@ -43,7 +43,7 @@ pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
     T: Copy,
     Op: GroupOperator<T>,
 {
-    check_collective(what);
+    check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
     scan(op, init, src, dst);

@@ -66,7 +66,7 @@ pub fn shift_group_left<G, T, const D: usize>(
     T: Copy,
 {
     let what = "shift_group_left";
-    check_collective(what);
+    check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
     if delta < src.len() {
@@ -97,7 +97,7 @@ pub fn shift_group_right<G, T, const D: usize>(
     T: Copy,
 {
     let what = "shift_group_right";
-    check_collective(what);
+    check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
     if delta < src.len() {
@@ -129,7 +129,7 @@ pub fn permute_group_by_xor<G, T, const D: usize>(
     T: Copy,
 {
     let what = "permute_group_by_xor";
-    check_collective(what);
+    check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
     for (i, d) in dst.iter_mut().enumerate() {
@@ -234,7 +234,7 @@ pub fn select_from_group<G, T, I, const D: usize>(
     I: RemoteId<D>,
 {
     let what = "select_from_group";
-    check_collective(what);
+    check_collective(group.__nesting(), what);
     let range = group.logical_local_range();
     let src = group_values(what, &group, values);
     let ids = group_values(what, &group, remote_ids);

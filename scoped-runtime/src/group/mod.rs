@@ -25,6 +25,7 @@ use crate::id::{check_dimension, Id, Range};
 use crate::item::{ItemName, SItem};
 use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 mod sealed {
@@ -101,6 +102,11 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     /// The work group, of its launch, this group belongs to.
     #[doc(hidden)]
     fn __tag(&self) -> GroupTag;
+
+    /// The nesting counts of the thread that runs the group, which every
+    /// collective checks.
+    #[doc(hidden)]
+    fn __nesting(&self) -> Nesting;
 
     /// [`group_id`](Self::group_id) in `dimension` (also `group[dimension]`).
     ///

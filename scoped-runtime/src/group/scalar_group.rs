@@ -8,6 +8,7 @@ use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::lowering::GroupLoops;
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 /// A scalar group (scoped parallelism v2: `fence_scope == work_item`): one
@@ -23,6 +24,8 @@ pub struct ScalarGroup<const D: usize> {
     work_group_local_id: Id<D>,
     /// Tag of the work group.
     tag: GroupTag,
+    /// The work group's nesting counts.
+    nesting: Nesting,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -37,6 +40,7 @@ impl<const D: usize> ScalarGroup<D> {
         global_range: Range<D>,
         work_group_local_id: Id<D>,
         tag: GroupTag,
+        nesting: Nesting,
     ) -> Self {
         Self {
             group_id,
@@ -45,6 +49,7 @@ impl<const D: usize> ScalarGroup<D> {
             global_range,
             work_group_local_id,
             tag,
+            nesting,
             _not_send: PhantomData,
         }
     }
@@ -89,6 +94,11 @@ impl<const D: usize> ScopedGroup<D> for ScalarGroup<D> {
     #[inline(always)]
     fn __tag(&self) -> GroupTag {
         self.tag
+    }
+
+    #[inline(always)]
+    fn __nesting(&self) -> Nesting {
+        self.nesting
     }
 }
 
@@ -142,6 +152,7 @@ impl<const D: usize> GroupLoops<D> for ScalarGroup<D> {
             self.global_range,
             self.work_group_local_id,
             self.tag,
+            self.nesting,
         ));
     }
 }

@@ -9,6 +9,7 @@ use crate::id::{Id, Range};
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 /// Default sub-group size: 8, the `f32` lanes of a 256-bit vector, at
@@ -56,6 +57,8 @@ pub struct SubGroup<const D: usize, const S: usize> {
     parent_range: Range<D>,
     /// Tag of the work group.
     tag: GroupTag,
+    /// The work group's nesting counts.
+    nesting: Nesting,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -79,6 +82,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         local_first: Id<D>,
         parent_range: Range<D>,
         tag: GroupTag,
+        nesting: Nesting,
     ) -> Self {
         debug_assert!(local_first[D - 1] + len <= parent_range[D - 1]);
         Self {
@@ -90,6 +94,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
             local_first,
             parent_range,
             tag,
+            nesting,
             _not_send: PhantomData,
         }
     }
@@ -200,6 +205,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
     fn __tag(&self) -> GroupTag {
         self.tag
     }
+
+    #[inline(always)]
+    fn __nesting(&self) -> Nesting {
+        self.nesting
+    }
 }
 
 impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
@@ -282,6 +292,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
                 self.global_range,
                 self.in_work_group(lane),
                 self.tag,
+                self.nesting,
             ));
         }
     }

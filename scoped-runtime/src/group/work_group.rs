@@ -10,6 +10,7 @@ use crate::isa::SupportedIsa;
 use crate::item::SItem;
 use crate::lowering::{GroupLoops, ItemChunk, ItemLanes};
 use crate::memory_scope::MemoryScope;
+use crate::rules::Nesting;
 use crate::tag::GroupTag;
 
 /// Items per block of [`GroupLoops::__for_each_group_looped`]: 16 `f32`,
@@ -34,6 +35,8 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     global_offset: Id<D>,
     global_range: Range<D>,
     tag: GroupTag,
+    /// The counts of the nesting rules' checks.
+    nesting: Nesting,
     /// The instruction-set level of the launch, which the kernel body runs
     /// at (`run_kernel_body`).
     pub(crate) isa: SupportedIsa,
@@ -54,6 +57,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         local_range: Range<D>,
         global_range: Range<D>,
         tag: GroupTag,
+        nesting: Nesting,
         isa: SupportedIsa,
     ) -> Self {
         Self {
@@ -63,6 +67,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             global_offset: scale(group_id, local_range),
             global_range,
             tag,
+            nesting,
             isa,
             _not_send: PhantomData,
         }
@@ -90,11 +95,12 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// copies of the group's fields taken once.
     #[inline(always)]
     fn group_items(&self) -> impl Fn(Id<D>) -> (SubGroup<D, S>, SItem<D>) {
-        let (offset, global_range, local_range, tag) = (
+        let (offset, global_range, local_range, tag, nesting) = (
             self.global_offset,
             self.global_range,
             self.local_range,
             self.tag,
+            self.nesting,
         );
         let last = local_range[D - 1];
         let groups = self.sub_group_range();
@@ -115,6 +121,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
                 first,
                 local_range,
                 tag,
+                nesting,
             );
             let mut in_sub_group = Id::zero();
             in_sub_group[D - 1] = lane;
@@ -196,6 +203,11 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     #[inline(always)]
     fn __tag(&self) -> GroupTag {
         self.tag
+    }
+
+    #[inline(always)]
+    fn __nesting(&self) -> Nesting {
+        self.nesting
     }
 }
 
@@ -295,6 +307,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
                     first,
                     self.local_range,
                     self.tag,
+                    self.nesting,
                 );
                 let mut in_sub_group = Id::zero();
                 in_sub_group[D - 1] = lane;
@@ -388,6 +401,7 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
                     first,
                     self.local_range,
                     self.tag,
+                    self.nesting,
                 ))
             },
         );

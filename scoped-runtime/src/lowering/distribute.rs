@@ -14,8 +14,8 @@ use crate::rules::{check_collective, ItemScope, SubgroupScope};
 #[inline(always)]
 #[track_caller]
 pub fn distribute_items<G: ScopedGroup<D>, const D: usize>(group: &G, f: impl FnMut(SItem<D>)) {
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item(f);
 }
 
@@ -35,7 +35,7 @@ pub fn distribute_items_and_wait<G: ScopedGroup<D>, const D: usize>(
 #[inline(always)]
 #[track_caller]
 pub fn distribute_groups<G: ScopedGroup<D>, const D: usize>(group: &G, f: impl FnMut(G::Subgroup)) {
-    check_collective("distribute_groups!");
+    check_collective(group.__nesting(), "distribute_groups!");
     let _scope = SubgroupScope::enter();
     group.__for_each_group(f);
 }
@@ -54,9 +54,9 @@ pub fn distribute_groups_and_wait<G: ScopedGroup<D>, const D: usize>(
 /// Runs `f` exactly once for `group` (`single_item`), on its leader.
 #[inline(always)]
 #[track_caller]
-pub fn single_item<G: ScopedGroup<D>, const D: usize, R>(_group: &G, f: impl FnOnce() -> R) -> R {
-    check_collective("single_item!");
-    let _scope = ItemScope::single_item();
+pub fn single_item<G: ScopedGroup<D>, const D: usize, R>(group: &G, f: impl FnOnce() -> R) -> R {
+    check_collective(group.__nesting(), "single_item!");
+    let _scope = ItemScope::single_item(group.__nesting());
     f()
 }
 

@@ -17,9 +17,9 @@ pub fn distribute_groups_items<G: ScopedGroup<D>, const D: usize>(
     group: &G,
     f: impl FnMut(G::Subgroup, SItem<D>),
 ) {
-    check_collective("distribute_groups!");
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_groups!");
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_group_item(f);
 }
 
@@ -40,14 +40,15 @@ pub fn distribute_groups_looped<G: ScopedGroup<D>, const D: usize, I>(
     I: IntoIterator,
     I::Item: Copy,
 {
-    check_collective("distribute_groups!");
+    let nesting = group.__nesting();
+    check_collective(nesting, "distribute_groups!");
     let _scope = SubgroupScope::enter();
     group.__for_each_group_looped(
         iter,
         #[inline(always)]
         || {
-            check_collective("distribute_items!");
-            ItemScope::enter()
+            check_collective(nesting, "distribute_items!");
+            ItemScope::enter(nesting)
         },
         f,
     );

@@ -21,8 +21,8 @@ pub fn distribute_items_below<G: ScopedGroup<D>, const D: usize>(
     bound: Option<usize>,
     f: impl FnMut(SItem<D>),
 ) {
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     match bound {
         Some(bound) => group.__for_each_item_below(dimension, bound, f),
         None => group.__for_each_item(f),

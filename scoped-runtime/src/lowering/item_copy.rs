@@ -162,7 +162,7 @@ where
         if !fits {
             return false;
         }
-        check_collective("distribute_items!");
+        check_collective(group.__nesting(), "distribute_items!");
         local[..count].copy_from_slice(items);
         true
     }

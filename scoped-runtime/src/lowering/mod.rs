@@ -5,13 +5,14 @@
 //! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`]:
-//!   the shortcuts, each computing what the plain loop would;
+//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
+//!   [`chunk_check`]: the shortcuts, each computing what the plain loop would;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
 //!   kernel with, and what a launch watches for it.
 
+pub(crate) mod chunk_check;
 pub(crate) mod const_checks;
 pub(crate) mod distribute;
 pub(crate) mod fuse;

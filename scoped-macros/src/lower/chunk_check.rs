@@ -1,0 +1,291 @@
+//! Lowering shortcut: a `distribute_items!` whose body reads shared-slice
+//! kernel parameters at indices computed from the item's ids, the tile
+//! loads of GPU code,
+//!
+//! ```text
+//! distribute_items!(group, |idx| {
+//!     let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+//!     tile[r][c] = a[(row0 + r) * n + col0 + c];
+//! })
+//! ```
+//!
+//! runs the body as written, in chunks of `W` items
+//! (`__private::distribute_items_chunk_checked`), each chunk after a check
+//! made of the same comparisons as the reads' bounds checks, `index <
+//! a.len()` for every read and item, folded without a branch. Where it
+//! holds, the optimiser knows each bounds check in the chunk to pass and
+//! vectorises it; the check only steers the optimiser, the body runs the
+//! same whatever it finds. Indexed item by item, a check per read kept the
+//! loop scalar.
+//!
+//! The shape, exactly: the closure takes the item as a plain identifier,
+//! not bound again in the body; a checked read is `name[index]` outside
+//! closures and macros, `name` a parameter of the function declared
+//! `name: &[T]` (not `mut`, not bound in the body), `index` made of `+`,
+//! `-`, `*`, parentheses, integer literals, item queries (`idx.
+//! local_id_dim(&group, 1)`) and names, at least one of them the item's,
+//! each name either bound once in the body by a top-level `let` of item
+//! queries alone (`let (r, c) = (..);`, not `mut`) or bound outside it
+//! and only read in the body. The check computes each index with
+//! wrapping arithmetic, so that it cannot panic: in release builds that
+//! is the body's own arithmetic, which the optimiser then shares.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::visit::Visit;
+use syn::{BinOp, Expr, Ident, Lit, Pat, Stmt};
+
+use super::group_slice::bound_names;
+use super::interchange::only_read;
+use super::item_syntax::{peel, query};
+use crate::check::pat_ident;
+use crate::parse::{Collective, Invocation};
+
+/// The chunk-checked lowering of `inv`, if its body has a checked read of
+/// one of `slices` (the shared-slice parameters in scope).
+pub(crate) fn distribute_items(
+    inv: &Invocation,
+    group: &Expr,
+    slices: &[Ident],
+) -> Option<TokenStream> {
+    if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 || slices.is_empty()
+    {
+        return None;
+    }
+    let item = pat_ident(&inv.closure.inputs[0])?;
+    let body = &*inv.closure.body;
+    let bound = bound_names(body);
+    if bound.contains(&item) {
+        return None;
+    }
+    let stmts: Vec<Stmt> = match body {
+        Expr::Block(block) if block.label.is_none() => block.block.stmts.clone(),
+        other => vec![Stmt::Expr(other.clone(), None)],
+    };
+    let (lets, queries) = query_lets(&stmts, &item, &bound);
+    let mut reads = Reads {
+        item: &item,
+        slices: slices.iter().filter(|s| !bound.contains(s)).collect(),
+        bound: &bound,
+        queries: &queries,
+        checks: Vec::new(),
+        names: Vec::new(),
+    };
+    reads.visit_expr(body);
+    if reads.checks.is_empty() || !stmts.iter().all(|stmt| only_read(stmt, &reads.names)) {
+        return None;
+    }
+    let span = inv.name.span();
+    let function = if inv.wait {
+        "distribute_items_chunk_checked_and_wait"
+    } else {
+        "distribute_items_chunk_checked"
+    };
+    let function = Ident::new(function, span);
+    let checks = &reads.checks;
+    let closure = super::closure::item_closure(&inv.closure);
+    Some(quote_spanned! {span=>
+        ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
+            &#group,
+            #[inline(always)]
+            |#item| {
+                #(#[allow(unused_variables)] #lets)*
+                true #(& (#checks))*
+            },
+            #closure,
+        )
+    })
+}
+
+/// The top-level `let`s of `stmts` that bind names to item queries alone
+/// (a name, or a tuple of names, for a query or a tuple of queries), each
+/// name bound once in the body and not `mut`; and those names.
+fn query_lets<'a>(stmts: &'a [Stmt], item: &Ident, bound: &[Ident]) -> (Vec<&'a Stmt>, Vec<Ident>) {
+    fn names(pat: &Pat, init: &Expr, item: &Ident, out: &mut Vec<Ident>) -> bool {
+        match (pat, peel(init)) {
+            (Pat::Tuple(p), Expr::Tuple(t)) if p.elems.len() == t.elems.len() => p
+                .elems
+                .iter()
+                .zip(&t.elems)
+                .all(|(pat, init)| names(pat, init, item, out)),
+            (Pat::Ident(p), init) => {
+                let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+                out.push(p.ident.clone());
+                plain && query(init, item).is_some()
+            }
+            _ => false,
+        }
+    }
+    let mut lets = Vec::new();
+    let mut all = Vec::new();
+    for stmt in stmts {
+        let Stmt::Local(local) = stmt else { continue };
+        let Some(init) = &local.init else { continue };
+        let mut bound_here = Vec::new();
+        if init.diverge.is_none()
+            && local.attrs.is_empty()
+            && names(&local.pat, &init.expr, item, &mut bound_here)
+            && bound_here
+                .iter()
+                .all(|n| bound.iter().filter(|b| *b == n).count() == 1)
+        {
+            lets.push(stmt);
+            all.extend(bound_here);
+        }
+    }
+    (lets, all)
+}
+
+/// Finds the checked reads of a body.
+struct Reads<'a> {
+    item: &'a Ident,
+    slices: Vec<&'a Ident>,
+    /// Every name bound in the body.
+    bound: &'a [Ident],
+    /// Names bound to item queries by the body's top-level `let`s.
+    queries: &'a [Ident],
+    /// `index < slice.len()` for each read, the index in wrapping
+    /// arithmetic.
+    checks: Vec<TokenStream>,
+    /// Names from outside the body that the indices read.
+    names: Vec<Ident>,
+}
+
+impl Reads<'_> {
+    /// `index` in wrapping arithmetic, with whether it depends on the
+    /// item; `None` if it is not of the shape above. Records the names from
+    /// outside the body it reads in `outside`.
+    fn index(&self, index: &Expr, outside: &mut Vec<Ident>) -> Option<(TokenStream, bool)> {
+        let mixed = Span::mixed_site();
+        match index {
+            Expr::Paren(p) => self.index(&p.expr, outside),
+            Expr::Group(g) => self.index(&g.expr, outside),
+            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
+                Some((quote!((#lit as usize)), false))
+            }
+            Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+                let name = path.path.get_ident()?;
+                let of_item = self.queries.contains(name);
+                if !of_item {
+                    if self.bound.contains(name) || name == self.item {
+                        return None;
+                    }
+                    outside.push(name.clone());
+                }
+                Some((
+                    quote_spanned!(mixed=> ::scoped::__private::index_term(#name)),
+                    of_item,
+                ))
+            }
+            Expr::Binary(b) if b.attrs.is_empty() => {
+                let op = match b.op {
+                    BinOp::Add(_) => quote!(wrapping_add),
+                    BinOp::Sub(_) => quote!(wrapping_sub),
+                    BinOp::Mul(_) => quote!(wrapping_mul),
+                    _ => return None,
+                };
+                let (left, l) = self.index(&b.left, outside)?;
+                let (right, r) = self.index(&b.right, outside)?;
+                Some((
+                    quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
+                    l || r,
+                ))
+            }
+            e => {
+                query(e, self.item)?;
+                Some((
+                    quote_spanned!(mixed=> ::scoped::__private::index_term(#e)),
+                    true,
+                ))
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Reads<'_> {
+    fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
+        let slice = match peel(&read.expr) {
+            Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+            _ => None,
+        };
+        if let Some(slice) = slice.filter(|s| self.slices.contains(s)) {
+            let mut outside = Vec::new();
+            if let Some((index, true)) = self.index(&read.index, &mut outside) {
+                self.checks.push(quote!(#index < <[_]>::len(#slice)));
+                self.names.extend(outside);
+            }
+        }
+        syn::visit::visit_expr_index(self, read);
+    }
+
+    // Reads inside closures may run any number of times, with names the
+    // closure binds; items are not statements of the body.
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::format_ident;
+
+    use super::*;
+
+    /// What `distribute_items!(g, <closure>)` lowers to with the slices
+    /// `a` and `b` in scope, if the shortcut applies.
+    fn lowered(closure: &str) -> Option<String> {
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
+        let slices = [format_ident!("a"), format_ident!("b")];
+        distribute_items(&inv, &group, &slices).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn reads_at_computed_indices_are_checked_a_chunk_at_a_time() {
+        for (closure, checks) in [
+            (
+                "|i| { let (r, c) = (i.local_id_dim(&g, 0), i.local_id_dim(&g, 1)); \
+                 t[r][c] = a[(row0 + r) * n + col0 + c]; }",
+                1,
+            ),
+            (
+                "|i| { let j = i.global_id_dim(1); o[i] = a[k * n + j] + b[2 * j - 1]; }",
+                2,
+            ),
+            ("|i| o[i] = a[i.global_id_dim(0) * 3 + 1]", 1),
+            // A read on a branch is checked all the same.
+            (
+                "|i| { let j = i.global_id_dim(0); if j > 0 { o[i] = a[j - 1]; } }",
+                1,
+            ),
+        ] {
+            let out = lowered(closure).unwrap_or_else(|| panic!("not lowered: {closure}"));
+            assert!(out.contains("distribute_items_chunk_checked"), "{out}");
+            assert_eq!(out.matches("< < [_] > :: len").count(), checks, "{out}");
+            assert!(
+                !out.contains(" + ") || out.contains("wrapping_add"),
+                "{out}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_reads_stay_as_written() {
+        for closure in [
+            // No item id in the index, not a slice in scope.
+            "|i| { o[i] = a[k * n + 1]; }",
+            "|i| { o[i] = c[i.global_id_dim(1) + 1]; }",
+            // Names bound in the body other than by queries, or mutable.
+            "|i| { let x = f(i); o[i] = a[x + i.global_id_dim(0)]; }",
+            "|i| { let mut j = i.global_id_dim(0); j += 1; o[i] = a[j]; }",
+            // Operators other than `+`, `-`, `*`; calls; the item itself.
+            "|i| { o[i] = a[i.global_id_dim(0) / 2]; }",
+            "|i| { o[i] = a[f(i.global_id_dim(0))]; }",
+            // A name the body writes, a read inside a closure.
+            "|i| { o[i] = a[n + i.global_id_dim(0)]; n = 3; }",
+            "|i| { let at = |j: usize| a[j + i.global_id_dim(0)]; o[i] = at(1); }",
+            // The slice or the item bound again.
+            "|i| { let a = [0; 4]; o[i] = a[i.global_id_dim(0) + 1]; }",
+        ] {
+            assert_eq!(lowered(closure), None, "lowered: {closure}");
+        }
+    }
+}

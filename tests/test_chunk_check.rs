@@ -1,0 +1,146 @@
+//! Shared-slice parameters read at indices computed from the item's ids
+//! (GPU tile loads), which the lowering checks a chunk of items at a time:
+//! every read gives `slice[index]` and every out-of-range read panics as
+//! indexing does, in full chunks, in the items after the last full chunk
+//! of a row, and in chunks where some item's index is out of range,
+//! against serial references.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use scoped::prelude::*;
+
+/// Groups of 3 × 20 items: each row is one chunk of 16 lanes and 4 items
+/// after it, or two chunks of 8 and 4 items.
+const ROWS: usize = 3;
+const COLS: usize = 20;
+
+/// Tile loads as in GPU matrix multiply: `A`'s row at a column offset,
+/// `B`'s column at a row offset, and a read whose index wraps below zero on
+/// a branch the first column never takes.
+#[kernel]
+fn loads(
+    group: WorkGroup<2>,
+    (a, b): (&[i64], &[i64]),
+    (n, k0): (usize, usize),
+    mut out: ItemsWindow<'_, i64, 2>,
+) {
+    distribute_items!(group, |idx| {
+        let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+        let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+        let west = if j > 0 { a[i * n + j - 1] } else { -1 };
+        out[idx] = 1000 * a[i * n + k0 + col] + b[(k0 + r) * n + j] + 7 * west;
+    });
+}
+
+/// Elements that are not `Copy`, read by reference and by method.
+#[kernel]
+fn lengths(group: WorkGroup<1>, names: &[String], mut out: ItemsWindow<'_, usize>) {
+    distribute_items_and_wait!(group, |idx| {
+        let gid = idx.global_id_dim(0);
+        let name: &String = &names[2 * gid + 1];
+        out[idx] = names[2 * gid].len() + name.len();
+    });
+}
+
+fn values(n: usize) -> Vec<i64> {
+    (0..n as i64).map(|i| (i * 7919) % 1009 - 500).collect()
+}
+
+fn message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// `loads` of an `rows`×`cols` launch over `n`-column matrices, serially.
+fn loads_reference(
+    a: &[i64],
+    b: &[i64],
+    n: usize,
+    k0: usize,
+    rows: usize,
+    cols: usize,
+) -> Vec<i64> {
+    let mut out = vec![0; rows * cols];
+    for i in 0..rows {
+        for j in 0..cols {
+            let (r, col) = (i % ROWS, j % COLS);
+            let west = if j > 0 { a[i * n + j - 1] } else { -1 };
+            out[i * cols + j] = 1000 * a[i * n + k0 + col] + b[(k0 + r) * n + j] + 7 * west;
+        }
+    }
+    out
+}
+
+#[test]
+fn computed_reads_give_the_slice_elements() {
+    let (groups, n, k0) = ((4, 3), 64, 5);
+    let (rows, cols) = (groups.0 * ROWS, groups.1 * COLS);
+    let (a, b) = (values(n * n), values(n * n + 3));
+    for threads in [1, 2] {
+        let mut out = vec![0; rows * cols];
+        let window = ItemsMut::new(&mut out);
+        Queue::with_threads(threads)
+            .unwrap()
+            .parallel_with(groups, (ROWS, COLS), window, |g, o| {
+                loads(g, (&a, &b), (n, k0), o)
+            })
+            .unwrap();
+        assert_eq!(
+            out,
+            loads_reference(&a, &b, n, k0, rows, cols),
+            "{threads} threads"
+        );
+    }
+}
+
+#[test]
+fn non_copy_elements_are_read_in_place() {
+    let n = 4 * 32;
+    let names: Vec<String> = (0..2 * n).map(|i| "x".repeat(i % 13)).collect();
+    let mut out = vec![0; n];
+    Queue::new()
+        .parallel_with(4, 32, ItemsMut::new(&mut out), |g, o| lengths(g, &names, o))
+        .unwrap();
+    let expected: Vec<usize> = (0..n)
+        .map(|i| names[2 * i].len() + names[2 * i + 1].len())
+        .collect();
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn an_out_of_range_read_panics_as_indexing_does() {
+    // `B` two rows long: item (2, 0) of the first group reads past it.
+    let (groups, n, k0) = ((2, 3), 64, 0);
+    let (rows, cols) = (groups.0 * ROWS, groups.1 * COLS);
+    let (a, b) = (values(n * n), values(2 * n));
+    let mut out = vec![-1; rows * cols];
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        Queue::with_threads(1).unwrap().parallel_with(
+            groups,
+            (ROWS, COLS),
+            ItemsMut::new(&mut out),
+            |g, o| loads(g, (&a, &b), (n, k0), o),
+        )
+    }));
+    let message = message(&*result.expect_err("no panic"));
+    assert_eq!(
+        message,
+        format!(
+            "index out of bounds: the len is {0} but the index is {0}",
+            2 * n
+        )
+    );
+    // The first group wrote its items up to the first bad read, in order.
+    let expected = loads_reference(&a, &b, n, k0, 2, cols);
+    for i in 0..2 {
+        assert_eq!(
+            out[i * cols..][..COLS],
+            expected[i * cols..][..COLS],
+            "row {i}"
+        );
+    }
+    assert!(out[2 * cols..][..COLS].iter().all(|&v| v == -1));
+}
