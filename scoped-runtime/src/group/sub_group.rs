@@ -18,12 +18,12 @@ use crate::tag::GroupTag;
 ///
 /// Measured on an AMD EPYC (Zen 4, AVX-512) at the baseline, `v3` and
 /// `v4`, each size against the best size for the kernel and level: with 8
-/// the benchmark's triad, n-body and reduction in sub-groups are within
-/// the noise of their best, the reduction with one accumulator per lane
-/// is at its best (16 and 32: 1.4–2.2×), and a prefix sum scanned sub-group
+/// the benchmark's triad, n-body and reduction in sub-groups are within 4%
+/// of their best, the reduction with one accumulator per lane within 5%
+/// (4: up to 1.46×, 64: up to 1.49×), and a prefix sum scanned sub-group
 /// by sub-group, each waiting for the previous one's total, takes
-/// 1.2–1.5× its time at 16 or more. See the guide's "Instruction sets and
-/// the sub-group size".
+/// 1.4–1.7× its time at 32. See the guide's "Instruction sets and the
+/// sub-group size".
 pub const DEFAULT_SUB_GROUP_SIZE: usize = 8;
 
 /// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
