@@ -31,8 +31,8 @@ pub fn distribute_items_chunk_checked<const W: usize, G: ScopedGroup<D>, const D
     check: impl Fn(SItem<D>) -> bool,
     mut f: impl FnMut(SItem<D>),
 ) {
-    check_collective("distribute_items!");
-    let _scope = ItemScope::enter();
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
         |chunk| match chunk {
