@@ -13,6 +13,7 @@
 //! | [`prefix_sum`] | inclusive prefix sum of `i32`: per-group scans, then carries |
 //! | [`histogram`] | 256-bin histogram of `u32`: group-local histograms, then merge |
 //! | [`black_scholes`] | call and put prices of European options, `f32`, inputs as slices |
+//! | [`layer_norm`] | row-wise layer norm of a matrix of `f32`, sums over sub-groups |
 //! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
 //!
 //! The runner drives the kernels through [`Kernel`]; `tests` checks every
@@ -22,6 +23,7 @@ pub(crate) mod black_scholes;
 pub(crate) mod histogram;
 pub(crate) mod jacobi;
 pub(crate) mod launch_overhead;
+pub(crate) mod layer_norm;
 pub(crate) mod matmul;
 pub(crate) mod nbody;
 pub(crate) mod prefix_sum;
@@ -137,6 +139,10 @@ pub(crate) fn all() -> Vec<Entry> {
         Entry {
             name: black_scholes::NAME,
             setup: |s| boxed(black_scholes::BlackScholes::new(s)),
+        },
+        Entry {
+            name: layer_norm::NAME,
+            setup: |s| boxed(layer_norm::LayerNorm::new(s)),
         },
     ]
 }

@@ -21,7 +21,7 @@ use crate::kernels;
 const THREADS: [usize; 2] = [2, 1];
 
 /// The kernels the tests below cover, by name as the suite lists them.
-const TESTED: [&str; 8] = [
+const TESTED: [&str; 9] = [
     kernels::reduction::NAME,
     kernels::triad::NAME,
     kernels::matmul::NAME,
@@ -30,6 +30,7 @@ const TESTED: [&str; 8] = [
     kernels::prefix_sum::NAME,
     kernels::histogram::NAME,
     kernels::black_scholes::NAME,
+    kernels::layer_norm::NAME,
 ];
 
 /// "1 thread", "2 threads".
@@ -167,4 +168,9 @@ fn histogram() {
 #[test]
 fn black_scholes() {
     check_kernel(kernels::black_scholes::NAME);
+}
+
+#[test]
+fn layer_norm() {
+    check_kernel(kernels::layer_norm::NAME);
 }

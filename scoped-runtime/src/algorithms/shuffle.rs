@@ -14,6 +14,7 @@ use crate::id::{Id, Range};
 use crate::memory::PrivateMem;
 use crate::rules::check_collective;
 
+use super::shuffle_lanes;
 use super::values::{group_values, group_values_mut};
 
 /// Item `i` receives the value of item `i + delta` (SYCL 2020
@@ -69,10 +70,7 @@ pub fn shift_group_left<G, T, const D: usize>(
     check_collective(what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    if delta < src.len() {
-        let n = src.len() - delta;
-        dst[..n].copy_from_slice(&src[delta..]);
-    }
+    shuffle_lanes::shift_left(src, dst, delta);
 }
 
 /// Item `i` receives the value of item `i - delta` (SYCL 2020
@@ -100,10 +98,7 @@ pub fn shift_group_right<G, T, const D: usize>(
     check_collective(what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    if delta < src.len() {
-        let n = src.len() - delta;
-        dst[delta..].copy_from_slice(&src[..n]);
-    }
+    shuffle_lanes::shift_right(src, dst, delta);
 }
 
 /// Item `i` receives the value of item `i ^ mask` (SYCL 2020
@@ -132,11 +127,7 @@ pub fn permute_group_by_xor<G, T, const D: usize>(
     check_collective(what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    for (i, d) in dst.iter_mut().enumerate() {
-        if let Some(&value) = src.get(i ^ mask) {
-            *d = value;
-        }
-    }
+    shuffle_lanes::xor(src, dst, mask);
 }
 
 /// The id of the item `select_from_group` reads from: a local linear id
@@ -239,12 +230,13 @@ pub fn select_from_group<G, T, I, const D: usize>(
     let src = group_values(what, &group, values);
     let ids = group_values(what, &group, remote_ids);
     let dst = group_values_mut(what, &group, results);
-    for (i, (d, &id)) in dst.iter_mut().zip(ids).enumerate() {
-        match id.__linear(range) {
-            Some(linear) => *d = src[linear],
-            None => outside(i, id, range),
-        }
-    }
+    shuffle_lanes::select(
+        src,
+        dst,
+        ids,
+        |id| id.__linear(range),
+        |i, id| outside(i, id, range),
+    );
 }
 
 #[cold]
