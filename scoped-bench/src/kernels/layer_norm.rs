@@ -86,16 +86,17 @@ fn layer_norm_butterfly(
 ) {
     let cols = gamma.len();
     let chunks = cols / SUB;
-    distribute_groups!(group, |sg| {
-        memory_environment!(
-            sg,
-            require_private_mem::<f32>(),
-            require_private_mem::<f32>(),
-            require_private_mem::<f32>(),
-            |mean, var, partner| {
+    memory_environment!(
+        group,
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        |mean, var, partner| {
+            distribute_groups!(group, |sg| {
+                let row = group.group_id_dim(0) * ROWS_PER_GROUP + sg.group_id_dim(0);
+                let x = &input[row * cols..][..cols];
                 distribute_items!(sg, |idx| {
-                    let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                    let x = &input[row * cols..][..cols];
+                    let lane = idx.innermost_local_id_dim(1);
                     let mut sum = 0.0f32;
                     for k in 0..chunks {
                         sum += x[k * SUB + lane];
@@ -107,8 +108,7 @@ fn layer_norm_butterfly(
                     distribute_items!(sg, |idx| mean[idx] += partner[idx]);
                 }
                 distribute_items!(sg, |idx| {
-                    let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                    let x = &input[row * cols..][..cols];
+                    let lane = idx.innermost_local_id_dim(1);
                     let mu = mean[idx] / cols as f32;
                     let mut sum = 0.0f32;
                     for k in 0..chunks {
@@ -123,17 +123,16 @@ fn layer_norm_butterfly(
                     distribute_items!(sg, |idx| var[idx] += partner[idx]);
                 }
                 distribute_items!(sg, |idx| {
-                    let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                    let x = &input[row * cols..][..cols];
+                    let lane = idx.innermost_local_id_dim(1);
                     let (mu, rstd) = (mean[idx], 1.0 / (var[idx] / cols as f32 + EPSILON).sqrt());
                     for k in 0..chunks {
                         let c = k * SUB + lane;
                         out[row * cols + c] = ((x[c] - mu) * rstd).mul_add(gamma[c], beta[c]);
                     }
                 });
-            }
-        );
-    });
+            });
+        }
+    );
 }
 
 /// The same, the sums combined by `reduce_over_group`.
@@ -147,11 +146,12 @@ fn layer_norm_reduce(
 ) {
     let cols = gamma.len();
     let chunks = cols / SUB;
-    distribute_groups!(group, |sg| {
-        memory_environment!(sg, require_private_mem::<f32>(), |partial| {
+    memory_environment!(group, require_private_mem::<f32>(), |partial| {
+        distribute_groups!(group, |sg| {
+            let row = group.group_id_dim(0) * ROWS_PER_GROUP + sg.group_id_dim(0);
+            let x = &input[row * cols..][..cols];
             distribute_items!(sg, |idx| {
-                let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                let x = &input[row * cols..][..cols];
+                let lane = idx.innermost_local_id_dim(1);
                 let mut sum = 0.0f32;
                 for k in 0..chunks {
                     sum += x[k * SUB + lane];
@@ -160,8 +160,7 @@ fn layer_norm_reduce(
             });
             let mu = reduce_over_group(sg, partial, plus()) / cols as f32;
             distribute_items!(sg, |idx| {
-                let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                let x = &input[row * cols..][..cols];
+                let lane = idx.innermost_local_id_dim(1);
                 let mut sum = 0.0f32;
                 for k in 0..chunks {
                     let d = x[k * SUB + lane] - mu;
@@ -172,8 +171,7 @@ fn layer_norm_reduce(
             let var = reduce_over_group(sg, partial, plus());
             let rstd = 1.0 / (var / cols as f32 + EPSILON).sqrt();
             distribute_items!(sg, |idx| {
-                let (row, lane) = (idx.global_id_dim(0), idx.global_id_dim(1));
-                let x = &input[row * cols..][..cols];
+                let lane = idx.innermost_local_id_dim(1);
                 for k in 0..chunks {
                     let c = k * SUB + lane;
                     out[row * cols + c] = ((x[c] - mu) * rstd).mul_add(gamma[c], beta[c]);

@@ -55,7 +55,7 @@ use super::values::{group_values, group_values_mut};
 ///     .unwrap();
 /// assert_eq!(out, [3, 5, 7, 9, -25]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn shift_group_left<G, T, const D: usize>(
     group: G,
@@ -83,7 +83,7 @@ pub fn shift_group_left<G, T, const D: usize>(
 ///
 /// # Panics
 /// As [`shift_group_left`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn shift_group_right<G, T, const D: usize>(
     group: G,
@@ -112,7 +112,7 @@ pub fn shift_group_right<G, T, const D: usize>(
 ///
 /// # Panics
 /// As [`shift_group_left`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn permute_group_by_xor<G, T, const D: usize>(
     group: G,
@@ -212,7 +212,7 @@ impl<const D: usize> RemoteId<D> for Id<D> {
 ///     .unwrap();
 /// assert_eq!(&out[..8], &[0, 4, 8, 12, 1, 5, 9, 13]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn select_from_group<G, T, I, const D: usize>(
     group: G,
