@@ -135,7 +135,26 @@ fn check<T: Value, const S: usize>(isa: Isa) {
     let queue = Queue::new().with_isa(isa).unwrap();
     for size in [S, 2 * S + 3] {
         let groups = 3;
-        let deltas = [0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 31, 32, 33, 63, 64, 65, 200, usize::MAX];
+        let deltas = [
+            0,
+            1,
+            2,
+            3,
+            4,
+            5,
+            7,
+            8,
+            9,
+            16,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            200,
+            usize::MAX,
+        ];
         for delta in deltas {
             let mut out = vec![[T::FILL; 8]; groups * size];
             queue

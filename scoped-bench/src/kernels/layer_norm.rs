@@ -12,15 +12,26 @@
 //! * `scoped`, butterfly: the GPU form (a warp per row, as in the layer
 //!   norms of Apex and OneFlow). Work groups of 4 × [`SUB`] items, each
 //!   row of the group a sub-group handling one matrix row; each item sums
-//!   its strided elements, and the sub-group combines its sums with the
-//!   xor butterfly `for m in [8, 4, 2, 1] { s += permute_group_by_xor(s, m) }`,
-//!   which leaves the total in every item.
-//! * `scoped`, `reduce_over_group`: the same, the sums combined by
+//!   its strided elements (`for k in 0..cols / SUB`, a loop the lowering
+//!   interchanges), and the sub-group combines its sums with the xor
+//!   butterfly `for m in [8, 4, 2, 1] { permute_group_by_xor(sg, s, t, m);
+//!   s += t }`, which leaves the total in every item. Private memory is
+//!   made on the work group and the row's slice taken in sub-group scope,
+//!   as a GPU kernel computes its row once per warp.
+//! * `scoped`, `reduce_over_group`: the same loops, the sums combined by
 //!   `reduce_over_group` on the sub-group (whose SIMD tree combines the
 //!   lanes in the butterfly's order).
 //! * peer: `par_chunks_mut` over rows, each row summed in a `[f32; SUB]`
 //!   of lane accumulators, combined as the same tree, and normalised in a
 //!   plain loop.
+//!
+//! Both `scoped` variants run several times the peer's time: the
+//! interchanged sums stay 16 scalar adds per step (the lanes' reads are
+//! not seen as one vector), and the normalising loop writes through a
+//! checked `ChunkWindow` index. The shuffles themselves are one
+//! `vpermilps`/`vpermilpd`/`vpermpd`/`vshuff64x2` each at v4; the item
+//! loops `s[idx] += t[idx]` around them stay scalar, the private memory's
+//! checks reloaded after every store.
 
 use rayon::prelude::*;
 use scoped::prelude::*;

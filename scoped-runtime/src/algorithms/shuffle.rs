@@ -6,6 +6,11 @@
 //! [`Id<D>`]). SYCL leaves the value unspecified where the
 //! source item is outside the group; here that item's result is left
 //! unchanged, so a result wrapper filled beforehand keeps its fill value.
+//!
+//! Groups of 2, 4, …, 64 items copy their values as one array of constant
+//! length, a vector shuffle for a constant mask or distance
+//! (`shuffle_lanes.rs`); other sizes run a scalar loop. Both give the same
+//! bits.
 
 use std::fmt;
 
