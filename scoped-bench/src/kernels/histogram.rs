@@ -1,7 +1,12 @@
 //! Kernel 7, histogram of 2^25 `u32` into 256 bins (the top byte of each
 //! value), in two steps: group-local histograms, then a merge.
 //!
-//! * `scoped`: work groups of 65536 items count into a histogram in local
+//! * `scoped`, GPU style (listed first): written as a SYCL or CUDA histogram
+//!   is, [`GRID_GROUPS`] groups of 256 items, each item walking the input
+//!   with a grid-stride loop and counting into a histogram in local memory
+//!   through relaxed work-group atomics, each group then adding its
+//!   histogram to the output through device atomics.
+//! * `scoped`, CPU style: work groups of 65536 items count into a histogram in local
 //!   memory and write it to their chunk of a table of partial histograms;
 //!   a second launch of one group of 256 items (one per bin) adds the table
 //!   up, row by row, every row across the lanes. The input is an
@@ -33,6 +38,30 @@ const GROUP_SIZE: usize = 65536;
 #[inline(always)]
 fn bin(x: u32) -> usize {
     (x >> 24) as usize
+}
+
+/// Groups of the GPU-style launch: a few per thread, as a GPU launch has
+/// a few per compute unit.
+const GRID_GROUPS: usize = 64;
+
+/// The GPU form: one item per bin, a grid-stride loop over the input.
+#[kernel]
+fn count_grid_stride(group: WorkGroup<1>, input: &[u32], bins: AtomicView<'_, u32>) {
+    memory_environment!(group, require_local_mem::<[u32; BINS]>(), |counts| {
+        distribute_items_and_wait!(group, |idx| counts[idx.local_linear_id(&group)] = 0);
+        distribute_items_and_wait!(group, |idx| {
+            let mut i = idx.global_linear_id();
+            while i < input.len() {
+                let local = &mut counts[bin(input[i])];
+                AtomicRef::new(local, MemoryOrder::Relaxed, MemoryScope::WorkGroup).fetch_add(1);
+                i += idx.global_linear_range();
+            }
+        });
+        distribute_items!(group, |idx| {
+            let b = idx.local_linear_id(&group);
+            bins.at(b).fetch_add(counts[b]);
+        });
+    });
 }
 
 #[kernel]
@@ -141,10 +170,19 @@ impl Kernel for Histogram {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["local histograms"]
+        &["GPU form: grid stride, local atomics", "local histograms"]
     }
 
-    fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        if variant == 0 {
+            self.output.fill(0);
+            let input = &self.input;
+            let bins = AtomicView::new(&mut self.output, MemoryOrder::Relaxed, MemoryScope::Device);
+            queue
+                .parallel(GRID_GROUPS, BINS, |g| count_grid_stride(g, input, bins))
+                .expect("histogram launch (grid stride)");
+            return;
+        }
         let groups = self.input.len() / GROUP_SIZE;
         let args = (
             ItemsRef::new(&self.input),
