@@ -83,6 +83,9 @@ pub mod __private {
         single_item, single_item_and_wait,
     };
     pub use crate::lowering::fuse::distribute_groups_items;
+    pub use crate::lowering::grid_stride::{
+        distribute_items_grid_stride, distribute_items_grid_stride_and_wait, GridStep,
+    };
     pub use crate::lowering::group_size::require_group_size;
     pub use crate::lowering::group_slice::{
         distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,

@@ -11,13 +11,15 @@
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
-//!   the global id) and [`interchange`] (a loop the same for every
-//!   item, run with the items inside it), with the item-query syntax
-//!   they share in [`item_syntax`].
+//!   the global id), [`interchange`] (a loop the same for every
+//!   item, run with the items inside it) and [`grid_stride`] (a
+//!   grid-stride loop, run in rounds across the items), with the
+//!   item-query syntax they share in [`item_syntax`].
 
 mod closure;
 mod const_checks;
 mod fuse;
+mod grid_stride;
 pub(crate) mod group_slice;
 mod guard;
 mod interchange;
@@ -42,6 +44,7 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
+            .or_else(|| grid_stride::distribute_items(inv, group))
             .or_else(|| interchange::distribute_items(inv, group))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),

@@ -5,8 +5,9 @@
 //! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`]:
-//!   the shortcuts, each computing what the plain loop would;
+//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
+//!   [`grid_stride`]: the shortcuts, each computing what the plain loop
+//!   would;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -15,6 +16,7 @@
 pub(crate) mod const_checks;
 pub(crate) mod distribute;
 pub(crate) mod fuse;
+pub(crate) mod grid_stride;
 pub(crate) mod group_size;
 pub(crate) mod group_slice;
 pub(crate) mod guard;
