@@ -14,10 +14,13 @@
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it) and [`grid_stride`] (a
 //!   grid-stride loop, run in rounds across the items), with the
-//!   item-query syntax they share in [`item_syntax`].
+//!   item-query syntax they share in [`item_syntax`]; inside
+//!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
+//!   reference made for it alone).
 
 mod closure;
 mod const_checks;
+pub(crate) mod exclusive_atomic;
 mod fuse;
 mod grid_stride;
 pub(crate) mod group_slice;
