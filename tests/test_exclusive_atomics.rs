@@ -38,7 +38,9 @@ fn histogram(group: WorkGroup<1>, (input, relaxed): (&[u32], bool), bins: Atomic
 
 #[test]
 fn local_atomic_counts_are_the_serial_ones() {
-    let input: Vec<u32> = (0..5000u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let input: Vec<u32> = (0..5000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
     let mut want = [0i64; BINS];
     for &x in &input {
         let b = x as usize % BINS;

@@ -2,7 +2,7 @@
 //! value), in two steps: group-local histograms, then a merge.
 //!
 //! * `scoped`, GPU style (listed first): written as a SYCL or CUDA histogram
-//!   is, [`GRID_GROUPS`] groups of 256 items, each item walking the input
+//!   is, [`GROUPS_PER_THREAD`] groups of 256 items per thread, each item walking the input
 //!   with a grid-stride loop and counting into a histogram in local memory
 //!   through relaxed work-group atomics, each group then adding its
 //!   histogram to the output through device atomics.
@@ -40,15 +40,24 @@ fn bin(x: u32) -> usize {
     (x >> 24) as usize
 }
 
-/// Groups of the GPU-style launch: a few per thread, as a GPU launch has
-/// a few per compute unit.
-const GRID_GROUPS: usize = 64;
+/// Groups of the GPU-style launch per thread of the queue, as a GPU launch
+/// sizes a grid-stride kernel by its compute units.
+const GROUPS_PER_THREAD: usize = 1;
 
-/// The GPU form: one item per bin, a grid-stride loop over the input.
+/// Items per group of the GPU-style launch.
+const GRID_GROUP_SIZE: usize = 1024;
+
+/// The GPU form: a grid-stride loop over the input per item, counts in
+/// local memory, the first `BINS` items clearing and merging them.
 #[kernel]
 fn count_grid_stride(group: WorkGroup<1>, input: &[u32], bins: AtomicView<'_, u32>) {
     memory_environment!(group, require_local_mem::<[u32; BINS]>(), |counts| {
-        distribute_items_and_wait!(group, |idx| counts[idx.local_linear_id(&group)] = 0);
+        distribute_items_and_wait!(group, |idx| {
+            let lid = idx.local_linear_id(&group);
+            if lid < BINS {
+                counts[lid] = 0;
+            }
+        });
         distribute_items_and_wait!(group, |idx| {
             let mut i = idx.global_linear_id();
             while i < input.len() {
@@ -58,8 +67,10 @@ fn count_grid_stride(group: WorkGroup<1>, input: &[u32], bins: AtomicView<'_, u3
             }
         });
         distribute_items!(group, |idx| {
-            let b = idx.local_linear_id(&group);
-            bins.at(b).fetch_add(counts[b]);
+            let lid = idx.local_linear_id(&group);
+            if lid < BINS {
+                bins.at(lid).fetch_add(counts[lid]);
+            }
         });
     });
 }
@@ -179,7 +190,11 @@ impl Kernel for Histogram {
             let input = &self.input;
             let bins = AtomicView::new(&mut self.output, MemoryOrder::Relaxed, MemoryScope::Device);
             queue
-                .parallel(GRID_GROUPS, BINS, |g| count_grid_stride(g, input, bins))
+                .parallel(
+                    GROUPS_PER_THREAD * queue.num_threads(),
+                    GRID_GROUP_SIZE,
+                    |g| count_grid_stride(g, input, bins),
+                )
                 .expect("histogram launch (grid stride)");
             return;
         }

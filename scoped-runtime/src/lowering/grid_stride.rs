@@ -81,19 +81,25 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
     let mut offset = 0usize;
     while lo + offset < n {
         let full = hi + offset < n;
-        let mut k = 0;
         let lanes = states.as_mut_ptr();
+        let mut k = 0;
         group.__for_each_item(
             #[inline(always)]
             |item| {
-                let i = start(item) + offset;
                 // SAFETY: this loop visits the `count` items the first one
                 // counted, in the same order, so `k < count == states.len()`;
                 // the reference ends with the step, and no other reference
                 // to `states` is live in the round.
                 let values = unsafe { &mut *lanes.add(k) };
                 k += 1;
-                if full || i < n {
+                let i = start(item) + offset;
+                if full {
+                    // Every item is below `n`. `min` changes no index; it
+                    // shows the optimiser that each is, so that the body's
+                    // bounds check of a slice of length `n` goes, without a
+                    // branch (a histogram ran 1.3x slower with the check).
+                    f(GridStep::Step(item, values, i.min(n - 1)));
+                } else if i < n {
                     f(GridStep::Step(item, values, i));
                 }
             },
