@@ -2,10 +2,19 @@
 //! value), in two steps: group-local histograms, then a merge.
 //!
 //! * `scoped`, GPU style (listed first): written as a SYCL or CUDA histogram
-//!   is, [`GROUPS_PER_THREAD`] groups of 256 items per thread, each item walking the input
-//!   with a grid-stride loop and counting into a histogram in local memory
-//!   through relaxed work-group atomics, each group then adding its
-//!   histogram to the output through device atomics.
+//!   is. One group of 1024 items per thread (a grid sized by the compute
+//!   units); each item walks the input with a grid-stride loop and counts
+//!   into a histogram in local memory through relaxed work-group atomics;
+//!   the first 256 items then add it to the output through device atomics.
+//!   The lowering runs the loop in rounds across the items (contiguous
+//!   reads) and the relaxed local updates as plain adds. Measured on a
+//!   loaded 2-core AMD EPYC (AVX-512), quick size, medians of 9 paired
+//!   runs, 1 / 2 threads: 22.8 / 45× the peer with neither, 7.0 / 8.5× with
+//!   the rounds alone, 1.24 / 2.0× with both. What is left: the items'
+//!   index test (a compare and a `cmov` per element), and at 2 threads two
+//!   groups reading alternate 4 KiB blocks, one group per thread with no
+//!   balancing; more groups per thread read pages a stride apart and ran
+//!   slower (2.2× with 4 per thread).
 //! * `scoped`, CPU style: work groups of 65536 items count into a histogram in local
 //!   memory and write it to their chunk of a table of partial histograms;
 //!   a second launch of one group of 256 items (one per bin) adds the table
