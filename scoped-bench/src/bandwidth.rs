@@ -1,17 +1,10 @@
 //! The bandwidth rule: which kernels' rates count as memory bandwidth, and
 //! the triad's share of the best of them.
 
-use crate::cache::LastLevelCache;
 use crate::kernels::triad;
 use crate::results::Row;
 use crate::units::Work;
 
-/// How many times the last-level cache a kernel's largest array must be
-/// for its rate to count as memory bandwidth: STREAM's rule for its
-/// arrays. The Jacobi peer's sweeps moved 7-11% more bytes per second
-/// over its 64 MiB grids (twice a 32 MiB L3) than over 128 MiB ones
-/// (8192×4096), alternated in one process.
-pub(crate) const STREAM_CACHE_MULTIPLE: f64 = 4.0;
 /// The share of the best memory bandwidth the triad should reach.
 pub(crate) const TRIAD_TARGET: f64 = 0.9;
 
@@ -55,9 +48,9 @@ pub(crate) struct LeftOut {
 /// largest thread count.
 pub(crate) struct Bandwidth<'r> {
     pub(crate) threads: usize,
-    /// The size a largest array needs to count: the last-level cache
-    /// times [`STREAM_CACHE_MULTIPLE`]; `None` if the cache is unknown,
-    /// and then every kernel counts.
+    /// The size a largest array needs to count: where the probe found
+    /// the memory's rate to begin (see `probe`); `None` if it found no
+    /// such size, and then no kernel counts.
     pub(crate) least: Option<f64>,
     /// The fastest of the kernels that count; `None` if none does.
     pub(crate) best: Option<Moved<'r>>,
@@ -69,9 +62,10 @@ pub(crate) struct Bandwidth<'r> {
 }
 
 /// The rule applied to `rows`; `None` if the triad did not run.
-pub(crate) fn bandwidth(rows: &[Row], cache: Option<LastLevelCache>) -> Option<Bandwidth<'_>> {
+/// `least` is the size a largest array needs to count (`None`: none
+/// counts).
+pub(crate) fn bandwidth(rows: &[Row], least: Option<f64>) -> Option<Bandwidth<'_>> {
     let threads = rows.iter().map(|r| r.threads).max()?;
-    let least = cache.map(|c| STREAM_CACHE_MULTIPLE * c.bytes as f64);
     let moved: Vec<Moved> = rows
         .iter()
         .filter(|r| r.threads == threads)
@@ -82,7 +76,7 @@ pub(crate) fn bandwidth(rows: &[Row], cache: Option<LastLevelCache>) -> Option<B
         .filter(|m| m.row.kernel == triad::NAME)
         .filter_map(|m| Some((m.row, m.row.moved_rates()?.0)))
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
-    let counts = |m: &Moved| least.is_none_or(|least| m.largest_array >= least);
+    let counts = |m: &Moved| least.is_some_and(|least| m.largest_array >= least);
     let best = moved
         .iter()
         .copied()
@@ -113,7 +107,7 @@ pub(crate) fn bandwidth(rows: &[Row], cache: Option<LastLevelCache>) -> Option<B
 mod tests {
     use std::time::Duration;
 
-    use super::{bandwidth, LastLevelCache};
+    use super::bandwidth;
     use crate::results::Row;
     use crate::units::Work;
 
@@ -151,20 +145,16 @@ mod tests {
             // At 1 thread: not looked at.
             row("triad", 1, [256.0, 128.0, 128.0], [5, 5]),
             row("triad", 2, [256.0, 128.0, 128.0], [20, 22]),
-            // In the cache's reach (64 MiB < 4 × 32 MiB), and faster.
+            // Below the plateau (64 MiB < 128 MiB), and faster.
             row("jacobi", 2, [64.0, 64.0, 64.0], [5, 4]),
             row("reduction", 2, [512.0, 0.0, 512.0], [30, 25]),
         ]
     }
 
     #[test]
-    fn only_arrays_four_times_the_cache_count() {
+    fn only_arrays_from_the_plateau_count() {
         let rows = rows();
-        let cache = LastLevelCache {
-            level: 3,
-            bytes: 32 << 20,
-        };
-        let b = bandwidth(&rows, Some(cache)).expect("the triad ran");
+        let b = bandwidth(&rows, Some(128.0 * MIB)).expect("the triad ran");
         assert_eq!(b.threads, 2);
         assert_eq!(b.least, Some(128.0 * MIB));
         let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b;
@@ -179,12 +169,21 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_cache_counts_every_kernel() {
+    fn a_lower_plateau_counts_the_faster_kernel() {
         let rows = rows();
-        let b = bandwidth(&rows, None).expect("the triad ran");
+        let b = bandwidth(&rows, Some(64.0 * MIB)).expect("the triad ran");
         let best = b.best.expect("every kernel counts");
         assert_eq!((best.row.kernel, best.peer), ("jacobi", true));
         assert!(b.left_out.is_empty());
+    }
+
+    #[test]
+    fn no_plateau_counts_no_kernel() {
+        let rows = rows();
+        let b = bandwidth(&rows, None).expect("the triad ran");
+        assert!(b.best.is_none());
+        let left: Vec<&str> = b.left_out.iter().map(|l| l.kernel).collect();
+        assert_eq!(left, ["triad", "jacobi", "reduction"]);
     }
 
     #[test]

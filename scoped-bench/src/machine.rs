@@ -1,29 +1,19 @@
-//! The machine and the build a run measured: CPU model, threads, the
-//! last-level cache, the compiler, the flags and target features, the
-//! instruction-set level of launches, and the date.
+//! The machine a run measured (CPU model, threads, compiler, date) and
+//! each build it ran (flags, target features, the instruction-set level
+//! launches ran at).
 
 use time::OffsetDateTime;
-
-use crate::cache::{last_level_cache, LastLevelCache};
 
 /// What the report says about the machine.
 pub(crate) struct Machine {
     /// The CPU's model name from `/proc/cpuinfo`, if listed.
     pub(crate) cpu: Option<String>,
+    /// The highest instruction-set level the CPU supports.
+    pub(crate) detected: scoped::Isa,
     /// Threads available to the process.
     pub(crate) threads: usize,
-    /// The last-level cache, if sysfs lists it: it decides which kernels'
-    /// rates count as memory bandwidth.
-    pub(crate) cache: Option<LastLevelCache>,
     /// `rustc --version` of the compiler `$RUSTC` names (else `rustc`).
     pub(crate) compiler: Option<String>,
-    /// The rustflags this build was compiled with (empty: none).
-    pub(crate) rustflags: &'static str,
-    /// The SIMD features this build was compiled for, widest first.
-    pub(crate) target_features: Vec<&'static str>,
-    /// The instruction-set level launches run at, or why none can.
-    pub(crate) isa: String,
-    pub(crate) sub_group_size: usize,
     /// When the report was made, in UTC.
     pub(crate) date: OffsetDateTime,
 }
@@ -33,14 +23,43 @@ impl Machine {
     pub(crate) fn detect() -> Self {
         Self {
             cpu: cpu_model(),
+            detected: scoped::Isa::detected(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            cache: last_level_cache(),
             compiler: compiler(),
-            rustflags: env!("SCOPED_BENCH_RUSTFLAGS"),
-            target_features: target_features(),
+            date: OffsetDateTime::now_utc(),
+        }
+    }
+}
+
+/// One build of the runner, as the process running it reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Build {
+    /// The rustflags it was compiled with (empty: none).
+    pub(crate) rustflags: String,
+    /// The SIMD features it was compiled for, widest first.
+    pub(crate) target_features: Vec<String>,
+    /// The instruction-set level its launches ran at, or why none can.
+    pub(crate) isa: String,
+    pub(crate) sub_group_size: usize,
+}
+
+impl Build {
+    /// This process's build.
+    pub(crate) fn own() -> Self {
+        Self {
+            rustflags: env!("SCOPED_BENCH_RUSTFLAGS").to_string(),
+            target_features: target_features().into_iter().map(String::from).collect(),
             isa: scoped::Isa::selected().map_or_else(|e| e.to_string(), |isa| isa.to_string()),
             sub_group_size: scoped::DEFAULT_SUB_GROUP_SIZE,
-            date: OffsetDateTime::now_utc(),
+        }
+    }
+
+    /// The flags as the report prints them.
+    pub(crate) fn flags(&self) -> String {
+        if self.rustflags.is_empty() {
+            "none".to_string()
+        } else {
+            format!("`{}`", self.rustflags)
         }
     }
 }

@@ -1,13 +1,21 @@
 //! The comparison runner: every kernel of the suite in its `scoped`
 //! variants and as its hand-written rayon peer, alternately, in one
 //! process, at 1 thread and at all threads, the kernels taking turns
-//! round by round (the method: `README.md`).
+//! round by round (the method: `README.md`); at every instruction-set
+//! level the CPU has, each in a build of the runner for that level.
 //!
 //! ```sh
-//! cargo run --release -p scoped-bench                 # full sizes, 31 rounds
-//! cargo run --release -p scoped-bench -- --quick      # smaller sizes, 5 rounds: under a minute
-//! cargo run --release -p scoped-bench -- --kernel triad --threads 2 --runs 30
+//! cargo run --release -p scoped-bench                 # full sizes, 31 rounds, every level
+//! cargo run --release -p scoped-bench -- --quick      # smaller sizes, 5 rounds
+//! cargo run --release -p scoped-bench -- --isa v3 --kernel triad --threads 2 --runs 30
 //! ```
+//!
+//! The runner builds itself once per level (`-C target-cpu=x86-64`,
+//! `x86-64-v3`, `x86-64-v4`, into `target/isa/<level>`; its own build
+//! serves the level its flags give) and runs each build as a child with
+//! `SCOPED_ISA=<level>`, which hands its rows back on its standard output
+//! (`child`). Then it alternates children of a default build and of a
+//! native one (`native`), and measures the launch overhead itself.
 //!
 //! Each kernel's first run at each thread count (scoped variants and peer)
 //! is checked against the serial reference; a mismatch is reported and
@@ -16,31 +24,39 @@
 //! with the chart of the ratios in `scoped-bench/ratios.png`.
 
 mod bandwidth;
-mod cache;
+mod builds;
 mod chart;
+mod child;
 mod kernels;
 mod launch;
+mod levels;
 mod machine;
 mod markdown;
 mod measure;
+mod native;
 mod options;
 mod order;
+mod probe;
 mod results;
 mod units;
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use builds::{run_child, Builds};
 use kernels::{Kernel, Scale};
 use launch::measure_launch;
-use machine::Machine;
+use machine::{Build, Machine};
 use measure::Measurement;
-use options::options;
+use options::{options, Options};
 use order::balanced_order;
-use results::{Report, Row};
+use results::{Level, Native, Report, Row};
 use scoped::Queue;
 use units::ms;
+
+/// Pairs of children of the default and the native build.
+const NATIVE_PAIRS: usize = 5;
+const NATIVE_PAIRS_QUICK: usize = 3;
 
 fn main() -> ExitCode {
     let options = match options() {
@@ -50,7 +66,147 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if options.child {
+        return match measure(&options) {
+            Ok(rows) => {
+                print!("{}", child::format(&Build::own(), &rows));
+                ExitCode::SUCCESS
+            }
+            Err(errors) => {
+                for e in &errors {
+                    eprintln!("compare: WRONG RESULT: {e}");
+                }
+                eprintln!("compare: {} mismatches", errors.len());
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match run(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("compare: {e}; nothing written");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The runner: builds, children, probe, launch overhead, report.
+fn run(options: &Options) -> Result<(), String> {
     let started = Instant::now();
+    // Everything is built before anything is measured.
+    let mut builds = Builds::default();
+    let mut level_exes = Vec::new();
+    for &isa in &options.isa {
+        level_exes.push((isa, builds.executable(isa.name(), &levels::rustflags(isa))?));
+    }
+    let native_exes = if options.native {
+        Some((
+            builds.executable("default", "")?,
+            builds.executable("native", levels::NATIVE)?,
+        ))
+    } else {
+        None
+    };
+    eprintln!(
+        "compare: builds ready after {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    let measuring = Instant::now();
+    let triad = options.kernels.is_empty() || options.kernels.iter().any(|k| k == "triad");
+    let plateau = triad.then(|| {
+        let threads = options.threads.iter().copied().max().unwrap_or(1);
+        eprintln!("compare: probing where the memory's rate begins ({threads} threads)");
+        probe::probe(threads, probe::SMALLEST, probe::LARGEST)
+    });
+    let mut levels = Vec::new();
+    for (isa, exe) in level_exes {
+        eprintln!("compare: level {isa}: {}", exe.display());
+        let child = run_child(&exe, Some(isa), &options.child_args(options.runs))?;
+        levels.push(Level {
+            isa,
+            build: child.build,
+            rows: child.rows,
+        });
+    }
+    let native = match native_exes {
+        Some((default_exe, native_exe)) => {
+            let pairs = match options.scale {
+                Scale::Quick | Scale::Test => NATIVE_PAIRS_QUICK,
+                Scale::Full => NATIVE_PAIRS,
+            };
+            let runs = (options.runs / pairs).max(3);
+            let args = options.child_args(runs);
+            let mut runs_of = Vec::new();
+            let (mut default, mut native) = (None, None);
+            for pair in 0..pairs {
+                eprintln!(
+                    "compare: default against native build, pair {} of {pairs}",
+                    pair + 1
+                );
+                // The default build first in every other pair.
+                let order = if pair % 2 == 0 {
+                    [true, false]
+                } else {
+                    [false, true]
+                };
+                let (mut d, mut n) = (None, None);
+                for is_default in order {
+                    let exe = if is_default {
+                        &default_exe
+                    } else {
+                        &native_exe
+                    };
+                    let child = run_child(exe, None, &args)?;
+                    if is_default {
+                        default = Some(child.build);
+                        d = Some(child.rows);
+                    } else {
+                        native = Some(child.build);
+                        n = Some(child.rows);
+                    }
+                }
+                runs_of.extend(d.zip(n));
+            }
+            Some(Native {
+                default: default.expect("a default child ran"),
+                native: native.expect("a native child ran"),
+                pairs,
+                runs,
+                rows: native::compare(&runs_of),
+            })
+        }
+        None => None,
+    };
+    let mut launch = Vec::new();
+    if options.launch {
+        eprintln!("compare: launch overhead");
+        for &threads in &options.threads {
+            launch.extend(measure_launch(threads, options.runs.max(10)));
+        }
+    }
+    let report = Report {
+        quick: options.scale == Scale::Quick,
+        runs: options.runs,
+        levels,
+        native,
+        plateau,
+        launch,
+        launch_build: Build::own(),
+        elapsed: measuring.elapsed(),
+        args: std::env::args().skip(1).collect(),
+        machine: Machine::detect(),
+    };
+    let markdown = markdown::markdown(&report);
+    println!("{markdown}");
+    if options.write {
+        write(&report, &markdown)?;
+    }
+    Ok(())
+}
+
+/// Sets up the kernels `options` names and measures them in this
+/// process's build; the error lists the wrong results.
+fn measure(options: &Options) -> Result<Vec<Row>, Vec<String>> {
     let mut kernels: Vec<Box<dyn Kernel>> = kernels::all()
         .into_iter()
         .filter(|entry| {
@@ -116,39 +272,11 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut launch = Vec::new();
-    if options.launch {
-        eprintln!("compare: launch overhead");
-        for &threads in &options.threads {
-            launch.extend(measure_launch(threads, options.runs.max(10)));
-        }
+    if errors.is_empty() {
+        Ok(rows)
+    } else {
+        Err(errors)
     }
-
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("compare: WRONG RESULT: {e}");
-        }
-        eprintln!("compare: {} mismatches; nothing written", errors.len());
-        return ExitCode::FAILURE;
-    }
-    let report = Report {
-        quick: options.scale == Scale::Quick,
-        runs: options.runs,
-        rows,
-        launch,
-        elapsed: started.elapsed(),
-        args: std::env::args().skip(1).collect(),
-        machine: Machine::detect(),
-    };
-    let markdown = markdown::markdown(&report);
-    println!("{markdown}");
-    if options.write {
-        if let Err(e) = write(&report, &markdown) {
-            eprintln!("compare: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
 }
 
 /// One line of the progress log.
@@ -169,17 +297,15 @@ fn progress(r: &Row) -> String {
 }
 
 /// Writes `markdown` to `BENCHMARKS.md` at the repository root and, if
-/// any kernel ran, the chart.
+/// any kernel ran, the chart of the highest level.
 fn write(report: &Report, markdown: &str) -> Result<(), String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the crate is in the workspace's root");
+    let root = builds::root();
     let file = root.join("BENCHMARKS.md");
     std::fs::write(&file, markdown).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     eprintln!("compare: wrote {}", file.display());
-    if !report.rows.is_empty() {
+    if let Some(level) = report.levels.last().filter(|l| !l.rows.is_empty()) {
         let chart = root.join(markdown::CHART);
-        chart::draw(&report.rows, &chart)
+        chart::draw(&level.rows, &chart)
             .map_err(|e| format!("cannot draw {}: {e}", chart.display()))?;
         eprintln!("compare: wrote {}", chart.display());
     }

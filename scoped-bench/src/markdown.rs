@@ -4,11 +4,15 @@
 
 use std::fmt::Write as _;
 
+use scoped::Isa;
 use time::macros::format_description;
 
-use crate::bandwidth::{bandwidth, Bandwidth, STREAM_CACHE_MULTIPLE, TRIAD_TARGET};
+use crate::bandwidth::{bandwidth, Bandwidth, TRIAD_TARGET};
 use crate::machine::Machine;
-use crate::results::{AgainstFirst, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO};
+use crate::probe::{Plateau, TOLERANCE};
+use crate::results::{
+    AgainstFirst, Level, Native, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO,
+};
 use crate::units::{mib, ms, us};
 
 /// The chart, relative to the repository root where `BENCHMARKS.md` is.
@@ -37,21 +41,32 @@ pub(crate) fn markdown(report: &Report) -> String {
     let _ = writeln!(
         s,
         "# Benchmarks\n\n\
-         Written by `{command}` ({sizes}, medians of {} rounds, {:.0} s in all). \
-         Method: [scoped-bench/README.md](scoped-bench/README.md); kernels: \
+         Written by `{command}` ({sizes}, medians of {} rounds, {:.0} s of measuring after \
+         the builds). Method: [scoped-bench/README.md](scoped-bench/README.md); kernels: \
          `scoped-bench/src/kernels/`.\n",
         report.runs,
         report.elapsed.as_secs_f64()
     );
-    machine(&mut s, &report.machine);
-    kernels(&mut s, &report.rows);
-    if let Some(b) = bandwidth(&report.rows, report.machine.cache) {
-        bandwidth_line(&mut s, &b);
+    machine(&mut s, report);
+    for (i, level) in report.levels.iter().enumerate() {
+        kernels(&mut s, level, i == 0);
+        if let Some(plateau) = &report.plateau {
+            if let Some(b) = bandwidth(&level.rows, plateau.from) {
+                bandwidth_line(&mut s, &b);
+            }
+        }
+        sub_groups(&mut s, &level.rows);
     }
-    sub_groups(&mut s, &report.rows);
+    if let Some(native) = &report.native {
+        native_section(&mut s, native);
+    }
     launch(&mut s, report);
-    if !report.rows.is_empty() {
-        let _ = writeln!(s, "\n## Ratios\n\n![scoped/peer ratio per kernel]({CHART})");
+    if let Some(level) = report.levels.last().filter(|l| !l.rows.is_empty()) {
+        let _ = writeln!(
+            s,
+            "\n## Ratios\n\nAt level {}.\n\n![scoped/peer ratio per kernel]({CHART})",
+            level.isa
+        );
     }
     s
 }
@@ -71,48 +86,97 @@ fn table(s: &mut String, columns: &[(&str, bool)], rows: impl IntoIterator<Item 
     }
 }
 
-fn machine(s: &mut String, m: &Machine) {
+fn machine(s: &mut String, report: &Report) {
+    let m: &Machine = &report.machine;
     let date = m
         .date
         .format(format_description!(
             "[year]-[month]-[day] [hour]:[minute] UTC"
         ))
         .unwrap_or_default();
-    let cache = m.cache.map_or("unknown".into(), |c| {
-        format!("L{}, {:.0} MiB", c.level, mib(c.bytes as f64))
-    });
+    let levels: Vec<String> = report
+        .levels
+        .iter()
+        .map(|l| format!("{} ({})", l.isa, l.build.flags()))
+        .collect();
     let _ = writeln!(
         s,
         "## Machine\n\n\
-         * CPU: {}\n\
+         * CPU: {}, highest instruction-set level {} (AVX-512: {})\n\
          * threads available: {}\n\
-         * last-level cache: {cache}\n\
-         * compiler: {}\n\
-         * flags: {}, release profile; compiled-in target features: {}; launches at \
-         instruction-set level {} (chosen at run time); sub-group size {}\n\
-         * date: {date}",
+         * compiler: {}, release profile\n\
+         * levels, each measured in a build of the runner (kernels and peers) with these \
+         flags: {}",
         m.cpu.as_deref().unwrap_or("unknown"),
+        m.detected,
+        if m.detected == Isa::V4 { "yes" } else { "no" },
         m.threads,
         m.compiler.as_deref().unwrap_or("unknown"),
-        if m.rustflags.is_empty() {
+        if levels.is_empty() {
             "none".to_string()
         } else {
-            format!("`{}`", m.rustflags)
+            levels.join(", ")
         },
-        m.target_features.join(", "),
-        m.isa,
-        m.sub_group_size,
+    );
+    if let Some(p) = &report.plateau {
+        memory_line(s, p);
+    }
+    let _ = writeln!(s, "* date: {date}");
+}
+
+/// Where the probe found the memory's rate to begin.
+fn memory_line(s: &mut String, p: &Plateau) {
+    let points: Vec<String> = p
+        .points
+        .iter()
+        .map(|&(size, rate)| format!("{:.0} MiB {rate:.0}", mib(size)))
+        .collect();
+    let found = match p.from {
+        Some(from) => format!(
+            "is no more than {:.0}% above a larger array's from {:.0} MiB per array on",
+            100.0 * TOLERANCE,
+            mib(from)
+        ),
+        None => format!(
+            "is more than {:.0}% above the largest array's one size below it",
+            100.0 * TOLERANCE
+        ),
+    };
+    let _ = writeln!(
+        s,
+        "* memory: a triad's rate at {} threads {found} (best of 5, GB/s the memory \
+         moves: {})",
+        p.threads,
+        points.join(", ")
     );
 }
 
-fn kernels(s: &mut String, rows: &[Row]) {
+fn kernels(s: &mut String, level: &Level, first: bool) {
+    let b = &level.build;
     let _ = writeln!(
         s,
-        "\n## Kernels\n\n\
-         scoped/peer: median over the rounds of the two times measured back to back; \
-         below 1 `scoped` is faster, ✗ above the target of {TARGET_RATIO:.2}. \
-         scoped/twin: against the same algorithm written by hand with rayon.\n"
+        "\n## Level {}\n\n\
+         Build flags: {}; compiled-in target features: {}; launches ran at level {}; \
+         sub-group size {}.\n",
+        level.isa,
+        b.flags(),
+        if b.target_features.is_empty() {
+            "none".to_string()
+        } else {
+            b.target_features.join(", ")
+        },
+        b.isa,
+        b.sub_group_size,
     );
+    if first {
+        let _ = writeln!(
+            s,
+            "scoped/peer: median over the rounds of the two times measured back to back; \
+             below 1 `scoped` is faster, ✗ above the target of {TARGET_RATIO:.2}. \
+             scoped/twin: against the same algorithm written by hand with rayon.\n"
+        );
+    }
+    let rows = &level.rows;
     let columns = [
         ("kernel", false),
         ("variant", false),
@@ -146,24 +210,29 @@ fn kernels(s: &mut String, rows: &[Row]) {
 }
 
 fn bandwidth_line(s: &mut String, b: &Bandwidth) {
-    let Some(best) = b.best else {
+    let Some(least) = b.least else {
         let _ = writeln!(
             s,
-            "\nMemory bandwidth: no kernel's largest array reaches {:.0} MiB, \
-             {STREAM_CACHE_MULTIPLE}× the last-level cache; the rates measure the caches \
-             as much as the memory.",
-            mib(b.least.unwrap_or_default())
+            "\nMemory bandwidth: the probe found no size from which the rate stops \
+             depending on it; no kernel's rates count as the memory's."
         );
         return;
     };
-    let rule = match b.least {
-        Some(least) => format!(
-            "kernels whose largest array is at least {:.0} MiB, {STREAM_CACHE_MULTIPLE}× \
-             the last-level cache",
+    let Some(best) = b.best else {
+        let _ = writeln!(
+            s,
+            "\nMemory bandwidth: no kernel's largest array reaches {:.0} MiB, where the \
+             probe found the memory's rate to begin; the rates measure the caches as much \
+             as the memory.",
             mib(least)
-        ),
-        None => "every kernel, the last-level cache being unknown".into(),
+        );
+        return;
     };
+    let rule = format!(
+        "kernels whose largest array is at least {:.0} MiB, where the probe found the \
+         memory's rate to begin",
+        mib(least)
+    );
     let best_side = if best.peer {
         format!("{} peer", best.row.kernel)
     } else {
@@ -206,7 +275,7 @@ fn sub_groups(s: &mut String, rows: &[Row]) {
     }
     let _ = writeln!(
         s,
-        "\n## Sub-group SIMD\n\n\
+        "\n### Sub-group SIMD\n\n\
          Variants built on sub-groups against their kernel's first variant, in the same \
          rounds; again/first: a second run of the first variant, 1 but for noise.\n"
     );
@@ -238,17 +307,63 @@ fn sub_groups(s: &mut String, rows: &[Row]) {
     );
 }
 
+fn native_section(s: &mut String, n: &Native) {
+    let _ = writeln!(
+        s,
+        "\n## Default build against native\n\n\
+         `scoped` built with flags {} (launches ran at level {}) against a build with flags \
+         {} (level {}): {} pairs of child processes, one of each build run one after the \
+         other (the default first in every other pair), each child {} rounds; default/native \
+         is the median over the pairs of the ratio of the two children's median times, and \
+         peer default/native the same for the hand-written peer, which has no dispatch.\n",
+        n.default.flags(),
+        n.default.isa,
+        n.native.flags(),
+        n.native.isa,
+        n.pairs,
+        n.runs,
+    );
+    let columns = [
+        ("kernel", false),
+        ("variant", false),
+        ("threads", true),
+        ("default (ms)", true),
+        ("native (ms)", true),
+        ("default/native", true),
+        ("peer default/native", true),
+    ];
+    table(
+        s,
+        &columns,
+        n.rows.iter().map(|r| {
+            vec![
+                r.kernel.to_string(),
+                r.variant.to_string(),
+                r.threads.to_string(),
+                format!("{:.3}", ms(r.default)),
+                format!("{:.3}", ms(r.native)),
+                format!("{:.3}", r.ratio),
+                format!("{:.3}", r.peer_ratio),
+            ]
+        }),
+    );
+}
+
 fn launch(s: &mut String, report: &Report) {
     if report.launch.is_empty() {
         return;
     }
+    let b = &report.launch_build;
     let _ = writeln!(
         s,
         "\n## Launch overhead\n\n\
+         Measured in the runner's own build (flags {}, launches at level {}). \
          An empty kernel against rayon's empty `par_iter`, per launch; target: at most \
          {LAUNCH_TARGET:.1}× rayon. The last two columns: the same launches submitted \
          inside a `Queue::scope` (asynchronous, in order), against blocking launches on \
-         the same queue.\n"
+         the same queue.\n",
+        b.flags(),
+        b.isa,
     );
     let columns = [
         ("groups", true),
@@ -279,7 +394,86 @@ fn launch(s: &mut String, report: &Report) {
 
 #[cfg(test)]
 mod tests {
-    use super::table;
+    use std::time::Duration;
+
+    use scoped::Isa;
+    use time::OffsetDateTime;
+
+    use super::{markdown, table};
+    use crate::machine::{Build, Machine};
+    use crate::native::NativeRow;
+    use crate::probe::Plateau;
+    use crate::results::{Level, Native, Report};
+
+    fn build(flags: &str, isa: &str) -> Build {
+        Build {
+            rustflags: flags.into(),
+            target_features: Vec::new(),
+            isa: isa.into(),
+            sub_group_size: 8,
+        }
+    }
+
+    #[test]
+    fn the_report_names_the_cpu_the_levels_their_flags_and_the_memory() {
+        let level = |isa: Isa, flags: &str| Level {
+            isa,
+            build: build(flags, isa.name()),
+            rows: Vec::new(),
+        };
+        const MIB: f64 = (1 << 20) as f64;
+        let report = Report {
+            quick: true,
+            runs: 5,
+            levels: vec![
+                level(Isa::Baseline, ""),
+                level(Isa::V3, "-C target-cpu=x86-64-v3"),
+            ],
+            native: Some(Native {
+                default: build("", "v3"),
+                native: build("-C target-cpu=native", "v3"),
+                pairs: 3,
+                runs: 3,
+                rows: vec![NativeRow {
+                    kernel: "n-body",
+                    variant: "private",
+                    threads: 2,
+                    default: Duration::from_millis(10),
+                    native: Duration::from_millis(9),
+                    ratio: 1.111,
+                    peer_ratio: 4.5,
+                }],
+            }),
+            plateau: Some(Plateau {
+                threads: 2,
+                points: vec![(MIB, 90.0), (2.0 * MIB, 30.0), (4.0 * MIB, 30.0)],
+                from: Some(2.0 * MIB),
+            }),
+            launch: Vec::new(),
+            launch_build: build("", "v3"),
+            elapsed: Duration::from_secs(1),
+            args: vec!["--quick".into()],
+            machine: Machine {
+                cpu: Some("AMD EPYC".into()),
+                detected: Isa::V3,
+                threads: 2,
+                compiler: Some("rustc 1.95.0".into()),
+                date: OffsetDateTime::UNIX_EPOCH,
+            },
+        };
+        let md = markdown(&report);
+        for wanted in [
+            "* CPU: AMD EPYC, highest instruction-set level v3 (AVX-512: no)",
+            "baseline (none), v3 (`-C target-cpu=x86-64-v3`)",
+            "## Level baseline",
+            "## Level v3\n\nBuild flags: `-C target-cpu=x86-64-v3`",
+            "from 2 MiB per array",
+            "| n-body | private | 2 | 10.000 | 9.000 | 1.111 | 4.500 |",
+            "* date: 1970-01-01 00:00 UTC",
+        ] {
+            assert!(md.contains(wanted), "{wanted:?} not in:\n{md}");
+        }
+    }
 
     #[test]
     fn tables_are_markdown_with_right_aligned_numbers() {

@@ -1,8 +1,12 @@
 //! The runner's command line.
 
+use scoped::Isa;
+
 use crate::kernels::{self, Scale};
+use crate::levels;
 
 /// What the command line asks for.
+#[derive(Debug)]
 pub(crate) struct Options {
     pub(crate) scale: Scale,
     pub(crate) threads: Vec<usize>,
@@ -10,13 +14,30 @@ pub(crate) struct Options {
     pub(crate) runs: usize,
     pub(crate) write: bool,
     pub(crate) launch: bool,
+    /// The levels to measure, lowest first.
+    pub(crate) isa: Vec<Isa>,
+    /// Whether to compare a default build with a native one.
+    pub(crate) native: bool,
+    /// Whether this process is a child that measures its own build and
+    /// hands its rows back (see `child`).
+    pub(crate) child: bool,
 }
 
 const USAGE: &str = "usage: cargo run --release -p scoped-bench -- [--quick] \
-                     [--threads N[,N...]] [--kernel NAME]... [--runs N] [--no-write] [--no-launch]";
+                     [--isa all|LEVEL[,LEVEL...]] [--threads N[,N...]] [--kernel NAME]... \
+                     [--runs N] [--no-write] [--no-launch] [--no-native]\n\
+                     levels: baseline, v3, v4 (default: all, every level the CPU supports)";
 
 /// Reads the command line; the error is the message to print.
 pub(crate) fn options() -> Result<Options, String> {
+    parse(std::env::args().skip(1), Isa::missing_features)
+}
+
+/// Reads `args`; `missing` gives the CPU features a level lacks.
+fn parse(
+    args: impl IntoIterator<Item = String>,
+    missing: impl Fn(Isa) -> Vec<&'static str>,
+) -> Result<Options, String> {
     let all = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut threads = vec![1, all];
     threads.dedup();
@@ -27,14 +48,21 @@ pub(crate) fn options() -> Result<Options, String> {
         runs: 0,
         write: true,
         launch: true,
+        isa: Vec::new(),
+        native: true,
+        child: false,
     };
-    let mut args = std::env::args().skip(1);
+    let mut isa = None;
+    let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match flag.as_str() {
             "--quick" => o.scale = Scale::Quick,
             "--no-write" => o.write = false,
             "--no-launch" => o.launch = false,
+            "--no-native" => o.native = false,
+            "--child" => o.child = true,
+            "--isa" => isa = Some(value("--isa")?),
             "--threads" => {
                 let text = value("--threads")?;
                 o.threads = text
@@ -57,6 +85,7 @@ pub(crate) fn options() -> Result<Options, String> {
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
+    o.isa = levels::select(isa.as_deref(), missing)?;
     if o.runs == 0 {
         o.runs = match o.scale {
             Scale::Full => 31,
@@ -73,4 +102,95 @@ pub(crate) fn options() -> Result<Options, String> {
         }
     }
     Ok(o)
+}
+
+impl Options {
+    /// The arguments of a child that measures the same kernels at the
+    /// same sizes and thread counts over `runs` rounds.
+    pub(crate) fn child_args(&self, runs: usize) -> Vec<String> {
+        let mut args = Vec::new();
+        if self.scale == Scale::Quick {
+            args.push("--quick".to_string());
+        }
+        let threads: Vec<String> = self.threads.iter().map(usize::to_string).collect();
+        args.extend(["--threads".to_string(), threads.join(",")]);
+        for k in &self.kernels {
+            args.extend(["--kernel".to_string(), k.clone()]);
+        }
+        args.extend(["--runs".to_string(), runs.to_string()]);
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use scoped::Isa;
+
+    use super::parse;
+    use crate::kernels::Scale;
+
+    /// A CPU with v3 but not v4.
+    fn v3_cpu(isa: Isa) -> Vec<&'static str> {
+        if isa == Isa::V4 {
+            vec!["avx512f"]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn args(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn defaults_are_every_supported_level_and_the_native_comparison() {
+        let o = parse(args(""), v3_cpu).expect("no arguments");
+        assert_eq!(o.isa, [Isa::Baseline, Isa::V3]);
+        assert!(o.native && o.write && o.launch && !o.child);
+        assert_eq!((o.scale, o.runs), (Scale::Full, 31));
+    }
+
+    #[test]
+    fn every_option_is_read() {
+        let o = parse(
+            args("--quick --isa v3 --threads 2 --kernel triad --kernel n-body --runs 7 --no-write --no-launch --no-native --child"),
+            v3_cpu,
+        )
+        .expect("valid");
+        assert_eq!(
+            (o.scale, o.runs, o.threads.as_slice()),
+            (Scale::Quick, 7, &[2][..])
+        );
+        assert_eq!(o.isa, [Isa::V3]);
+        assert_eq!(o.kernels, ["triad", "n-body"]);
+        assert!(!o.write && !o.launch && !o.native && o.child);
+    }
+
+    #[test]
+    fn a_child_gets_the_same_kernels_sizes_and_threads() {
+        let o = parse(
+            args("--quick --isa all --threads 1,2 --kernel triad --no-write"),
+            v3_cpu,
+        )
+        .expect("valid");
+        let child = o.child_args(3);
+        assert_eq!(
+            child.join(" "),
+            "--quick --threads 1,2 --kernel triad --runs 3"
+        );
+        let c = parse(child.into_iter().chain(["--child".into()]), v3_cpu).expect("valid");
+        assert_eq!((c.scale, c.runs, c.threads), (o.scale, 3, o.threads));
+        assert_eq!(c.kernels, o.kernels);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = |text: &str| parse(args(text), v3_cpu).unwrap_err();
+        assert!(e("--isa v4").contains("level v4"));
+        assert!(e("--isa sse").contains("`sse`"));
+        assert!(e("--isa").contains("--isa needs a value"));
+        assert!(e("--threads 0").contains("`0`"));
+        assert!(e("--kernel fft").contains("`fft`"));
+        assert!(e("--bogus").contains("`--bogus`"));
+    }
 }

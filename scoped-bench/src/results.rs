@@ -4,10 +4,15 @@
 
 use std::time::Duration;
 
-use crate::machine::Machine;
+use scoped::Isa;
+
+use crate::machine::{Build, Machine};
+use crate::native::NativeRow;
+use crate::probe::Plateau;
 use crate::units::Work;
 
 /// One `scoped` variant of one kernel at one thread count.
+#[derive(Debug)]
 pub(crate) struct Row {
     pub(crate) kernel: &'static str,
     pub(crate) variant: &'static str,
@@ -29,7 +34,7 @@ pub(crate) struct Row {
 }
 
 /// A variant against its kernel's first variant, round by round.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct AgainstFirst {
     /// The first variant's name.
     pub(crate) first: &'static str,
@@ -77,14 +82,37 @@ pub(crate) struct LaunchRow {
     pub(crate) scope_ratio: f64,
 }
 
+/// The rows measured at one instruction-set level, by a build for it.
+pub(crate) struct Level {
+    pub(crate) isa: Isa,
+    pub(crate) build: Build,
+    pub(crate) rows: Vec<Row>,
+}
+
+/// The default build against the native one.
+pub(crate) struct Native {
+    pub(crate) default: Build,
+    pub(crate) native: Build,
+    /// Pairs of children run.
+    pub(crate) pairs: usize,
+    /// Rounds each child ran.
+    pub(crate) runs: usize,
+    pub(crate) rows: Vec<NativeRow>,
+}
+
 /// Everything one run of the runner measured.
 pub(crate) struct Report {
     /// Whether the kernels ran at their quick sizes.
     pub(crate) quick: bool,
     /// Rounds per thread count.
     pub(crate) runs: usize,
-    pub(crate) rows: Vec<Row>,
+    pub(crate) levels: Vec<Level>,
+    pub(crate) native: Option<Native>,
+    /// Where the memory's rate begins, if the triad ran.
+    pub(crate) plateau: Option<Plateau>,
     pub(crate) launch: Vec<LaunchRow>,
+    /// The build the launch overhead was measured in: the runner's own.
+    pub(crate) launch_build: Build,
     pub(crate) elapsed: Duration,
     /// The runner's command-line arguments.
     pub(crate) args: Vec<String>,

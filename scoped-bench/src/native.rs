@@ -1,0 +1,136 @@
+//! `scoped` in a default build (no flags: launches dispatch to the CPU's
+//! best level) against `scoped` built for the native CPU. Two builds are
+//! two processes, so they cannot run back to back in one: the runner
+//! alternates a child of each, several times, and pairs them.
+
+use std::time::Duration;
+
+use crate::measure::{median, median_ratio};
+use crate::results::Row;
+
+/// One variant at one thread count, over the pairs of children.
+pub(crate) struct NativeRow {
+    pub(crate) kernel: &'static str,
+    pub(crate) variant: &'static str,
+    pub(crate) threads: usize,
+    /// Medians over the default build's children of their medians.
+    pub(crate) default: Duration,
+    pub(crate) native: Duration,
+    /// Median over the pairs of default time / native time, for the
+    /// `scoped` variant and for its peer.
+    pub(crate) ratio: f64,
+    pub(crate) peer_ratio: f64,
+}
+
+/// The rows of `pairs` (a default child's rows, a native child's rows,
+/// run one after the other), per variant and thread count of the first
+/// default child; variants a child lacks are left out.
+pub(crate) fn compare(pairs: &[(Vec<Row>, Vec<Row>)]) -> Vec<NativeRow> {
+    let Some((first, _)) = pairs.first() else {
+        return Vec::new();
+    };
+    let find = |rows: &[Row], r: &Row| {
+        rows.iter()
+            .find(|o| (o.kernel, o.variant, o.threads) == (r.kernel, r.variant, r.threads))
+            .map(|o| (o.scoped, o.peer))
+    };
+    first
+        .iter()
+        .filter_map(|r| {
+            let (mut default, mut native, mut ratios, mut peer_ratios) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for (d, n) in pairs {
+                let ((d, d_peer), (n, n_peer)) = (find(d, r)?, find(n, r)?);
+                default.push(d);
+                native.push(n);
+                ratios.push(d.as_secs_f64() / n.as_secs_f64());
+                peer_ratios.push(d_peer.as_secs_f64() / n_peer.as_secs_f64());
+            }
+            Some(NativeRow {
+                kernel: r.kernel,
+                variant: r.variant,
+                threads: r.threads,
+                default: median(&mut default),
+                native: median(&mut native),
+                ratio: median_ratio(&mut ratios),
+                peer_ratio: median_ratio(&mut peer_ratios),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::compare;
+    use crate::results::Row;
+    use crate::units::Work;
+
+    fn row(variant: &'static str, threads: usize, scoped_ms: u64, peer_ms: u64) -> Row {
+        Row {
+            kernel: "n-body",
+            variant,
+            size: String::new(),
+            threads,
+            scoped: Duration::from_millis(scoped_ms),
+            peer: Duration::from_millis(peer_ms),
+            work: Work::Flops(1e9),
+            ratio: 1.0,
+            twin_ratio: None,
+            against_first: None,
+        }
+    }
+
+    #[test]
+    fn ratios_are_medians_over_the_pairs() {
+        // Three pairs: default/native 1.1, 1.0 and 0.5; the peer's 4, 2, 3.
+        let pairs = vec![
+            (
+                vec![row("private", 1, 110, 400)],
+                vec![row("private", 1, 100, 100)],
+            ),
+            (
+                vec![row("private", 1, 100, 200)],
+                vec![row("private", 1, 100, 100)],
+            ),
+            (
+                vec![row("private", 1, 50, 300)],
+                vec![row("private", 1, 100, 100)],
+            ),
+        ];
+        let rows = compare(&pairs);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert_eq!((r.kernel, r.variant, r.threads), ("n-body", "private", 1));
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(
+            close(r.ratio, 1.0) && close(r.peer_ratio, 3.0),
+            "{} {}",
+            r.ratio,
+            r.peer_ratio
+        );
+        assert_eq!(r.default, Duration::from_millis(100));
+        assert_eq!(r.native, Duration::from_millis(100));
+    }
+
+    #[test]
+    fn rows_are_matched_by_variant_and_threads() {
+        let pairs = vec![(
+            vec![row("tiled", 1, 10, 10), row("tiled", 2, 30, 10)],
+            vec![row("tiled", 2, 10, 10), row("tiled", 1, 20, 10)],
+        )];
+        let rows = compare(&pairs);
+        let ratios: Vec<(usize, f64)> = rows.iter().map(|r| (r.threads, r.ratio)).collect();
+        assert_eq!(ratios.len(), 2);
+        assert_eq!((ratios[0].0, ratios[1].0), (1, 2));
+        assert!((ratios[0].1 - 0.5).abs() < 1e-12 && (ratios[1].1 - 3.0).abs() < 1e-12);
+        // A variant missing from one child is left out.
+        let pairs = vec![(
+            vec![row("tiled", 1, 10, 10)],
+            vec![row("private", 1, 10, 10)],
+        )];
+        assert!(compare(&pairs).is_empty());
+        assert!(compare(&[]).is_empty());
+    }
+}
