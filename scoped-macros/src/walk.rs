@@ -122,6 +122,9 @@ impl Walker {
             }
             w.visit_expr_mut(&mut inv.closure.body);
         });
+        if inv.kind == Collective::DistributeItems {
+            lower::exclusive_atomic::rewrite(&mut inv.closure.body);
+        }
         if !lowerable {
             return Some(lower::placeholder());
         }

@@ -85,7 +85,13 @@ pub mod __private {
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
     };
+    pub use crate::lowering::exclusive_atomic::{
+        exclusive_fetch_add, exclusive_fetch_sub, ExclusiveArithmetic,
+    };
     pub use crate::lowering::fuse::{distribute_groups_items, distribute_groups_looped};
+    pub use crate::lowering::grid_stride::{
+        distribute_items_grid_stride, distribute_items_grid_stride_and_wait, GridStep,
+    };
     pub use crate::lowering::group_size::require_group_size;
     pub use crate::lowering::group_slice::{
         distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,

@@ -1,7 +1,21 @@
 //! Kernel 7, histogram of 2^25 `u32` into 256 bins (the top byte of each
 //! value), in two steps: group-local histograms, then a merge.
 //!
-//! * `scoped`: work groups of 65536 items count into a histogram in local
+//! * `scoped`, GPU style (listed first): written as a SYCL or CUDA histogram
+//!   is. One group of 1024 items per thread (a grid sized by the compute
+//!   units); each item walks the input with a grid-stride loop and counts
+//!   into a histogram in local memory through relaxed work-group atomics;
+//!   the first 256 items then add it to the output through device atomics.
+//!   The lowering runs the loop in rounds across the items (contiguous
+//!   reads) and the relaxed local updates as plain adds. Measured on a
+//!   loaded 2-core AMD EPYC (AVX-512), quick size, medians of 9 paired
+//!   runs, 1 / 2 threads: 22.8 / 45× the peer with neither, 7.0 / 8.5× with
+//!   the rounds alone, 1.24 / 2.0× with both. What is left: the items'
+//!   index test (a compare and a `cmov` per element), and at 2 threads two
+//!   groups reading alternate 4 KiB blocks, one group per thread with no
+//!   balancing; more groups per thread read pages a stride apart and ran
+//!   slower (2.2× with 4 per thread).
+//! * `scoped`, CPU style: work groups of 65536 items count into a histogram in local
 //!   memory and write it to their chunk of a table of partial histograms;
 //!   a second launch of one group of 256 items (one per bin) adds the table
 //!   up, row by row, every row across the lanes. The input is an
@@ -33,6 +47,41 @@ const GROUP_SIZE: usize = 65536;
 #[inline(always)]
 fn bin(x: u32) -> usize {
     (x >> 24) as usize
+}
+
+/// Groups of the GPU-style launch per thread of the queue, as a GPU launch
+/// sizes a grid-stride kernel by its compute units.
+const GROUPS_PER_THREAD: usize = 1;
+
+/// Items per group of the GPU-style launch.
+const GRID_GROUP_SIZE: usize = 1024;
+
+/// The GPU form: a grid-stride loop over the input per item, counts in
+/// local memory, the first `BINS` items clearing and merging them.
+#[kernel]
+fn count_grid_stride(group: WorkGroup<1>, input: &[u32], bins: AtomicView<'_, u32>) {
+    memory_environment!(group, require_local_mem::<[u32; BINS]>(), |counts| {
+        distribute_items_and_wait!(group, |idx| {
+            let lid = idx.local_linear_id(&group);
+            if lid < BINS {
+                counts[lid] = 0;
+            }
+        });
+        distribute_items_and_wait!(group, |idx| {
+            let mut i = idx.global_linear_id();
+            while i < input.len() {
+                let local = &mut counts[bin(input[i])];
+                AtomicRef::new(local, MemoryOrder::Relaxed, MemoryScope::WorkGroup).fetch_add(1);
+                i += idx.global_linear_range();
+            }
+        });
+        distribute_items!(group, |idx| {
+            let lid = idx.local_linear_id(&group);
+            if lid < BINS {
+                bins.at(lid).fetch_add(counts[lid]);
+            }
+        });
+    });
 }
 
 #[kernel]
@@ -141,10 +190,23 @@ impl Kernel for Histogram {
     }
 
     fn variants(&self) -> &'static [&'static str] {
-        &["local histograms"]
+        &["GPU form: grid stride, local atomics", "local histograms"]
     }
 
-    fn run_scoped(&mut self, queue: &Queue, _variant: usize) {
+    fn run_scoped(&mut self, queue: &Queue, variant: usize) {
+        if variant == 0 {
+            self.output.fill(0);
+            let input = &self.input;
+            let bins = AtomicView::new(&mut self.output, MemoryOrder::Relaxed, MemoryScope::Device);
+            queue
+                .parallel(
+                    GROUPS_PER_THREAD * queue.num_threads(),
+                    GRID_GROUP_SIZE,
+                    |g| count_grid_stride(g, input, bins),
+                )
+                .expect("histogram launch (grid stride)");
+            return;
+        }
         let groups = self.input.len() / GROUP_SIZE;
         let args = (
             ItemsRef::new(&self.input),

@@ -15,6 +15,7 @@
 //! | [`black_scholes`] | call and put prices of European options, `f32`, inputs as slices |
 //! | [`transpose`] | `B = Aᵀ`, `f32`, 16×16 tiles through local memory |
 //! | [`conv5x5`] | 2-D 5×5 filter, `f32`, tiles with halo in local memory |
+//! | [`layer_norm`] | row-wise layer norm of a matrix of `f32`, sums over sub-groups |
 //! | [`launch_overhead`] | an empty kernel against rayon's `par_iter` |
 //!
 //! The runner drives the kernels through [`Kernel`]; `tests` checks every
@@ -25,6 +26,7 @@ pub(crate) mod conv5x5;
 pub(crate) mod histogram;
 pub(crate) mod jacobi;
 pub(crate) mod launch_overhead;
+pub(crate) mod layer_norm;
 pub(crate) mod matmul;
 pub(crate) mod nbody;
 pub(crate) mod prefix_sum;
@@ -182,6 +184,10 @@ pub(crate) fn all() -> Vec<Entry> {
         Entry {
             name: conv5x5::NAME,
             setup: |s| boxed(conv5x5::Conv5x5::new(s)),
+        },
+        Entry {
+            name: layer_norm::NAME,
+            setup: |s| boxed(layer_norm::LayerNorm::new(s)),
         },
     ]
 }

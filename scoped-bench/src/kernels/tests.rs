@@ -21,7 +21,7 @@ use crate::kernels;
 const THREADS: [usize; 2] = [2, 1];
 
 /// The kernels the tests below cover, by name as the suite lists them.
-const TESTED: [&str; 10] = [
+const TESTED: [&str; 11] = [
     kernels::reduction::NAME,
     kernels::triad::NAME,
     kernels::matmul::NAME,
@@ -32,6 +32,7 @@ const TESTED: [&str; 10] = [
     kernels::black_scholes::NAME,
     kernels::transpose::NAME,
     kernels::conv5x5::NAME,
+    kernels::layer_norm::NAME,
 ];
 
 /// "1 thread", "2 threads".
@@ -179,4 +180,9 @@ fn transpose() {
 #[test]
 fn conv5x5() {
     check_kernel(kernels::conv5x5::NAME);
+}
+
+#[test]
+fn layer_norm() {
+    check_kernel(kernels::layer_norm::NAME);
 }

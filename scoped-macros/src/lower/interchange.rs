@@ -328,7 +328,7 @@ impl<'a> Shape<'a> {
 
 /// The names the `let`s of `prefix` bind, each once with its last
 /// mutability; `None` if a statement is not one the lanes can hold.
-fn prefix_bindings(prefix: &[Stmt]) -> Option<Vec<(Ident, bool)>> {
+pub(super) fn prefix_bindings(prefix: &[Stmt]) -> Option<Vec<(Ident, bool)>> {
     let mut bindings: Vec<(Ident, bool)> = Vec::new();
     for stmt in prefix {
         match stmt {
@@ -405,7 +405,7 @@ fn stmt_pattern(stmt: &Stmt) -> TokenStream {
 
 /// The names of an identifier, tuple or slice pattern, with whether each is
 /// `mut`.
-fn split_pattern(pat: &Pat, names: &mut Vec<(Ident, bool)>) -> Option<()> {
+pub(super) fn split_pattern(pat: &Pat, names: &mut Vec<(Ident, bool)>) -> Option<()> {
     match pat {
         Pat::Ident(p) => {
             let upper = p.ident.to_string().starts_with(char::is_uppercase);
@@ -458,7 +458,7 @@ pub(crate) fn invariant_iter(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> 
 /// `x` of `(*::scoped::__private::Rule4ReadOnly(&x))`, the shared read
 /// the walker makes of a method call's receiver declared outside
 /// `distribute_items!` (`lower/read_only.rs`).
-fn read_only_inner(expr: &Expr) -> Option<&Expr> {
+pub(super) fn read_only_inner(expr: &Expr) -> Option<&Expr> {
     let Expr::Paren(paren) = expr else {
         return None;
     };
@@ -480,7 +480,7 @@ fn read_only_inner(expr: &Expr) -> Option<&Expr> {
 
 /// A value made of literals, paths, fields, indices, casts, arithmetic and
 /// `.len()`: collects the names it reads.
-fn bound(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
+pub(super) fn bound(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
     if let Some(inner) = read_only_inner(expr) {
         return bound(inner, names);
     }
@@ -512,7 +512,7 @@ fn bound(expr: &Expr, names: &mut Vec<Ident>) -> Option<()> {
     }
 }
 
-fn is_arithmetic(op: &BinOp) -> bool {
+pub(super) fn is_arithmetic(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::Add(_)
@@ -528,7 +528,7 @@ fn is_arithmetic(op: &BinOp) -> bool {
     )
 }
 
-fn is_compound_assignment(op: &BinOp) -> bool {
+pub(super) fn is_compound(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::AddAssign(_)
@@ -536,11 +536,11 @@ fn is_compound_assignment(op: &BinOp) -> bool {
             | BinOp::MulAssign(_)
             | BinOp::DivAssign(_)
             | BinOp::RemAssign(_)
-            | BinOp::ShlAssign(_)
-            | BinOp::ShrAssign(_)
+            | BinOp::BitXorAssign(_)
             | BinOp::BitAndAssign(_)
             | BinOp::BitOrAssign(_)
-            | BinOp::BitXorAssign(_)
+            | BinOp::ShlAssign(_)
+            | BinOp::ShrAssign(_)
     )
 }
 
@@ -552,7 +552,7 @@ fn is_comparison(op: &BinOp) -> bool {
 }
 
 /// Whether `tokens` contain one of `names`, at any depth.
-fn mentions(tokens: TokenStream, names: &[Ident]) -> bool {
+pub(super) fn mentions(tokens: TokenStream, names: &[Ident]) -> bool {
     tokens.into_iter().any(|tree| match tree {
         TokenTree::Ident(ident) => names.contains(&ident),
         TokenTree::Group(group) => mentions(group.stream(), names),
@@ -560,7 +560,7 @@ fn mentions(tokens: TokenStream, names: &[Ident]) -> bool {
     })
 }
 
-fn collect_idents(tokens: TokenStream, seen: &mut HashSet<String>) {
+pub(super) fn collect_idents(tokens: TokenStream, seen: &mut HashSet<String>) {
     for tree in tokens {
         match tree {
             TokenTree::Ident(ident) => {
@@ -575,7 +575,7 @@ fn collect_idents(tokens: TokenStream, seen: &mut HashSet<String>) {
 /// Whether nothing in `body` leaves it other than by finishing: no
 /// `return`, `?`, `.await`, `async`, `yield`, label, or macro that may
 /// hide one of them (or a `break`/`continue`).
-fn plain_control(body: &Expr) -> bool {
+pub(super) fn plain_control(body: &Expr) -> bool {
     struct Plain(bool);
     impl<'ast> Visit<'ast> for Plain {
         fn visit_expr(&mut self, expr: &'ast Expr) {
@@ -625,7 +625,7 @@ fn hides_control(tokens: TokenStream) -> bool {
 /// Whether the loop body can run once per lane inside the loop: no
 /// `break`/`continue` of the loop itself, and no closure or macro naming
 /// the lane bindings (`names`).
-fn lane_body(body: &Block, names: &[Ident]) -> bool {
+pub(super) fn lane_body(body: &Block, names: &[Ident]) -> bool {
     struct Lanes<'n> {
         names: &'n [Ident],
         /// Loops (or closures) entered below the loop body.
@@ -678,7 +678,7 @@ fn binds_any(looped: &ExprForLoop, names: &[Ident]) -> bool {
 /// Whether `stmt` (from before the loop) may borrow one of `names`, so
 /// that a value kept in a lane could point at a binding that ends with
 /// the statements before the loop.
-fn borrows(stmt: &Stmt, names: &[Ident]) -> bool {
+pub(super) fn borrows(stmt: &Stmt, names: &[Ident]) -> bool {
     /// Methods that take a number by value and return a number.
     const BY_VALUE: [&str; 30] = [
         "abs",
@@ -805,6 +805,15 @@ pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
                     self.visit_as(true, &b.left);
                     self.visit_as(true, &b.right);
                 }
+                // What an assignment stores is a value handed on.
+                Expr::Assign(a) => {
+                    self.visit_as(false, &a.left);
+                    self.visit_value(&a.right);
+                }
+                Expr::Binary(b) if is_compound(&b.op) => {
+                    self.visit_as(false, &b.left);
+                    self.visit_value(&b.right);
+                }
                 Expr::Unary(u) if !matches!(u.op, UnOp::Deref(_)) => self.visit_as(true, &u.expr),
                 Expr::Unary(u) => self.visit_as(self.read, &u.expr),
                 Expr::Cast(c) => self.visit_as(true, &c.expr),
@@ -831,15 +840,6 @@ pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
                 }
                 Expr::Tuple(t) => t.elems.iter().for_each(|e| self.visit_value(e)),
                 Expr::Array(a) => a.elems.iter().for_each(|e| self.visit_value(e)),
-                // The assigned value is handed on; the place is written.
-                Expr::Assign(a) => {
-                    self.visit_as(false, &a.left);
-                    self.visit_value(&a.right);
-                }
-                Expr::Binary(b) if is_compound_assignment(&b.op) => {
-                    self.visit_as(false, &b.left);
-                    self.visit_value(&b.right);
-                }
                 _ => {
                     let saved = std::mem::replace(&mut self.read, false);
                     syn::visit::visit_expr(self, expr);
@@ -869,8 +869,8 @@ pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
 }
 
 /// Rewrites the lane bindings `x` of the loop body to `(*x)`.
-struct Deref<'n> {
-    names: &'n [Ident],
+pub(super) struct Deref<'n> {
+    pub(super) names: &'n [Ident],
 }
 
 impl VisitMut for Deref<'_> {

@@ -12,14 +12,19 @@
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
-//!   item, run with the items inside it) and [`chunk_check`] (slice reads
-//!   at computed indices, checked a chunk at a time), with the item-query syntax
-//!   they share in [`item_syntax`].
+//!   item, run with the items inside it), [`chunk_check`] (slice reads
+//!   at computed indices, checked a chunk at a time) and [`grid_stride`]
+//!   (a grid-stride loop, run in rounds across the items), with the
+//!   item-query syntax they share in [`item_syntax`]; inside
+//!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
+//!   reference made for it alone).
 
 mod chunk_check;
 mod closure;
 mod const_checks;
+pub(crate) mod exclusive_atomic;
 mod fuse;
+mod grid_stride;
 pub(crate) mod group_slice;
 mod guard;
 mod interchange;
@@ -44,6 +49,7 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| item_copy::distribute_items(inv, group))
+            .or_else(|| grid_stride::distribute_items(inv, group))
             .or_else(|| interchange::distribute_items(inv, group))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .or_else(|| chunk_check::distribute_items(inv, group, slices))

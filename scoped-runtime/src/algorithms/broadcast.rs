@@ -41,7 +41,7 @@ use super::values::group_values;
 ///     .unwrap();
 /// assert_eq!(out, [100, 108, 116, 124]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn group_broadcast<G, T, const D: usize>(group: G, values: &PrivateMem<'_, T, D>) -> T
 where
@@ -62,7 +62,7 @@ where
 /// # Panics
 /// If `local_linear_id` is not below the group's number of items (naming
 /// both), or if `values` does not hold the items of `group`.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn group_broadcast_linear<G, T, const D: usize>(
     group: G,
@@ -100,7 +100,7 @@ where
 /// # Panics
 /// If `local_id` is outside the group's logical range (naming both), or if
 /// `values` does not hold the items of `group`.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn group_broadcast_id<G, T, const D: usize>(
     group: G,

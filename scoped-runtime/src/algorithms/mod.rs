@@ -54,6 +54,7 @@ mod reduction;
 mod reduction_span;
 mod scan;
 mod shuffle;
+mod shuffle_lanes;
 mod simd;
 mod values;
 

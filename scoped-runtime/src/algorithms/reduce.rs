@@ -53,7 +53,7 @@ use super::values::group_values;
 ///     .unwrap();
 /// assert_eq!(sums, [4950, 14950, 24950]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn reduce_over_group<G, T, Op, const D: usize>(
     group: G,
@@ -76,7 +76,7 @@ where
 ///
 /// Same order, floating-point caveat, SIMD use and panics as
 /// [`reduce_over_group`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn reduce_over_group_with_init<G, T, Op, const D: usize>(
     group: G,

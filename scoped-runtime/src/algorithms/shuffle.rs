@@ -6,6 +6,11 @@
 //! [`Id<D>`]). SYCL leaves the value unspecified where the
 //! source item is outside the group; here that item's result is left
 //! unchanged, so a result wrapper filled beforehand keeps its fill value.
+//!
+//! Groups of 2, 4, …, 64 items copy their values as one array of constant
+//! length, a vector shuffle for a constant mask or distance
+//! (`shuffle_lanes.rs`); other sizes run a scalar loop. Both give the same
+//! bits.
 
 use std::fmt;
 
@@ -14,6 +19,7 @@ use crate::id::{Id, Range};
 use crate::memory::PrivateMem;
 use crate::rules::check_collective;
 
+use super::shuffle_lanes;
 use super::values::{group_values, group_values_mut};
 
 /// Item `i` receives the value of item `i + delta` (SYCL 2020
@@ -54,7 +60,7 @@ use super::values::{group_values, group_values_mut};
 ///     .unwrap();
 /// assert_eq!(out, [3, 5, 7, 9, -25]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn shift_group_left<G, T, const D: usize>(
     group: G,
@@ -69,10 +75,7 @@ pub fn shift_group_left<G, T, const D: usize>(
     check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    if delta < src.len() {
-        let n = src.len() - delta;
-        dst[..n].copy_from_slice(&src[delta..]);
-    }
+    shuffle_lanes::shift_left(src, dst, delta);
 }
 
 /// Item `i` receives the value of item `i - delta` (SYCL 2020
@@ -85,7 +88,7 @@ pub fn shift_group_left<G, T, const D: usize>(
 ///
 /// # Panics
 /// As [`shift_group_left`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn shift_group_right<G, T, const D: usize>(
     group: G,
@@ -100,10 +103,7 @@ pub fn shift_group_right<G, T, const D: usize>(
     check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    if delta < src.len() {
-        let n = src.len() - delta;
-        dst[delta..].copy_from_slice(&src[..n]);
-    }
+    shuffle_lanes::shift_right(src, dst, delta);
 }
 
 /// Item `i` receives the value of item `i ^ mask` (SYCL 2020
@@ -117,7 +117,7 @@ pub fn shift_group_right<G, T, const D: usize>(
 ///
 /// # Panics
 /// As [`shift_group_left`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn permute_group_by_xor<G, T, const D: usize>(
     group: G,
@@ -132,11 +132,7 @@ pub fn permute_group_by_xor<G, T, const D: usize>(
     check_collective(group.__nesting(), what);
     let src = group_values(what, &group, values);
     let dst = group_values_mut(what, &group, results);
-    for (i, d) in dst.iter_mut().enumerate() {
-        if let Some(&value) = src.get(i ^ mask) {
-            *d = value;
-        }
-    }
+    shuffle_lanes::xor(src, dst, mask);
 }
 
 /// The id of the item `select_from_group` reads from: a local linear id
@@ -221,7 +217,7 @@ impl<const D: usize> RemoteId<D> for Id<D> {
 ///     .unwrap();
 /// assert_eq!(&out[..8], &[0, 4, 8, 12, 1, 5, 9, 13]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn select_from_group<G, T, I, const D: usize>(
     group: G,
@@ -239,12 +235,13 @@ pub fn select_from_group<G, T, I, const D: usize>(
     let src = group_values(what, &group, values);
     let ids = group_values(what, &group, remote_ids);
     let dst = group_values_mut(what, &group, results);
-    for (i, (d, &id)) in dst.iter_mut().zip(ids).enumerate() {
-        match id.__linear(range) {
-            Some(linear) => *d = src[linear],
-            None => outside(i, id, range),
-        }
-    }
+    shuffle_lanes::select(
+        src,
+        dst,
+        ids,
+        |id| id.__linear(range),
+        |i, id| outside(i, id, range),
+    );
 }
 
 #[cold]

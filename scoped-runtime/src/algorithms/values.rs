@@ -18,7 +18,7 @@ use crate::memory::PrivateMem;
 /// # Panics
 /// If `memory` does not hold every item of `group` (see the module docs),
 /// naming `what`, the group's items and the memory's.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub(crate) fn group_values<'m, G, T, const D: usize>(
     what: &str,
@@ -34,7 +34,7 @@ where
 }
 
 /// [`group_values`], mutably.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub(crate) fn group_values_mut<'m, G, T, const D: usize>(
     what: &str,

@@ -6,7 +6,8 @@
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
-//!   [`chunk_check`]: the shortcuts, each computing what the plain loop would;
+//!   [`chunk_check`], [`grid_stride`], [`exclusive_atomic`]: the shortcuts,
+//!   each computing what the plain code would;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -15,7 +16,9 @@
 pub(crate) mod chunk_check;
 pub(crate) mod const_checks;
 pub(crate) mod distribute;
+pub(crate) mod exclusive_atomic;
 pub(crate) mod fuse;
+pub(crate) mod grid_stride;
 pub(crate) mod group_size;
 pub(crate) mod group_slice;
 pub(crate) mod guard;

@@ -1,0 +1,133 @@
+//! The loop behind the grid-stride shortcut (the macros'
+//! `lower/grid_stride.rs`): a `distribute_items!` whose items each walk
+//! `i = start, start + stride, … < n`, with `start` a linear id and `n`,
+//! `stride` the same for every item, runs in rounds: round `t` runs
+//! iteration `t` of every item, in increasing linear id, before round
+//! `t + 1`. With `start` the global linear id, a round of a 1-D group reads
+//! one contiguous run of memory, and the item loop of a round is the plain
+//! item loop, vectorised where the body allows.
+//!
+//! Items are independent (rule 2), so they may interleave; each runs its
+//! own statements in its own order. Every item's indices stay its own: the
+//! rounds run only when the starts span less than one stride (so no two
+//! items ever reach the same `i`) and `n + stride` fits in `usize` (so no
+//! `i += stride` overflows); otherwise every item runs its plain body.
+
+use crate::barrier::group_barrier;
+use crate::group::ScopedGroup;
+use crate::item::SItem;
+use crate::rules::{check_collective, ItemScope};
+
+/// What the item closure of a grid-stride `distribute_items!` runs for.
+/// One closure takes every step, so that it captures its environment once.
+pub enum GridStep<'s, const D: usize, S> {
+    /// The plain body of one item (the rounds are not taken).
+    Item(SItem<D>),
+    /// The statements before the loop, for one item: push what the loop
+    /// and the statements after it use, once.
+    Start(SItem<D>, &'s mut Vec<S>),
+    /// One iteration of one item, at index `i`, with the item's values.
+    Step(SItem<D>, &'s mut S, usize),
+    /// The statements after the loop, for one item, with its values.
+    End(SItem<D>, S),
+}
+
+/// Runs every item of `group` in rounds of the grid-stride loop described
+/// above: `start(item)` is the item's first index, `limit(item)` and
+/// `stride(item)` the `n` and `stride` of every item (each read at most
+/// once, from the first item; the stride only if some item iterates).
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
+    group: &G,
+    start: impl Fn(SItem<D>) -> usize,
+    limit: impl FnOnce(SItem<D>) -> usize,
+    stride: impl FnOnce(SItem<D>) -> usize,
+    mut f: impl FnMut(GridStep<'_, D, S>),
+) {
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
+    let (mut lo, mut hi, mut count) = (usize::MAX, 0, 0);
+    let mut first = None;
+    group.__for_each_item(
+        #[inline(always)]
+        |item| {
+            let s = start(item);
+            lo = lo.min(s);
+            hi = hi.max(s);
+            count += 1;
+            first.get_or_insert(item);
+        },
+    );
+    let Some(first) = first else { return };
+    let n = limit(first);
+    // No item iterates, or the rounds cannot be proven the plain loop's.
+    let stride = if lo < n { stride(first) } else { 0 };
+    if hi - lo >= stride || n.checked_add(stride).is_none() {
+        group.__for_each_item(
+            #[inline(always)]
+            |item| f(GridStep::Item(item)),
+        );
+        return;
+    }
+    let mut states = Vec::with_capacity(count);
+    group.__for_each_item(
+        #[inline(always)]
+        |item| f(GridStep::Start(item, &mut states)),
+    );
+    // The generated `Start` pushes once per item; anything else is a bug.
+    assert_eq!(states.len(), count, "grid-stride values of {count} items");
+    // `offset < n` at every round, and `n + stride` fits: no overflow.
+    let mut offset = 0usize;
+    while lo + offset < n {
+        let full = hi + offset < n;
+        let lanes = states.as_mut_ptr();
+        let mut k = 0;
+        group.__for_each_item(
+            #[inline(always)]
+            |item| {
+                // SAFETY: this loop visits the `count` items the first one
+                // counted, in the same order, so `k < count == states.len()`;
+                // the reference ends with the step, and no other reference
+                // to `states` is live in the round.
+                let values = unsafe { &mut *lanes.add(k) };
+                k += 1;
+                let i = start(item) + offset;
+                if full {
+                    // Every item is below `n`. `min` changes no index; it
+                    // shows the optimiser that each is, so that the body's
+                    // bounds check of a slice of length `n` goes, without a
+                    // branch (a histogram ran 1.3x slower with the check).
+                    f(GridStep::Step(item, values, i.min(n - 1)));
+                } else if i < n {
+                    f(GridStep::Step(item, values, i));
+                }
+            },
+        );
+        offset += stride;
+    }
+    let mut states = states.into_iter();
+    group.__for_each_item(
+        #[inline(always)]
+        |item| {
+            f(GridStep::End(
+                item,
+                states.next().expect("one value per item"),
+            ))
+        },
+    );
+}
+
+/// [`distribute_items_grid_stride`] followed by `group_barrier(group)`.
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_grid_stride_and_wait<G: ScopedGroup<D>, const D: usize, S>(
+    group: &G,
+    start: impl Fn(SItem<D>) -> usize,
+    limit: impl FnOnce(SItem<D>) -> usize,
+    stride: impl FnOnce(SItem<D>) -> usize,
+    f: impl FnMut(GridStep<'_, D, S>),
+) {
+    distribute_items_grid_stride(group, start, limit, stride, f);
+    group_barrier(*group);
+}
