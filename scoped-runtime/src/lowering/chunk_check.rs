@@ -40,7 +40,13 @@ pub fn distribute_items_chunk_checked<const W: usize, G: ScopedGroup<D>, const D
                 // `&`, not `&&`: no branch per item. Items made again
                 // where used, not kept in an array: the optimiser then sees
                 // each lane's ids as the chunk's first plus the lane.
-                let fits = (0..W).fold(true, |fits, lane| fits & check(lanes.item(lane)));
+                // A plain loop, not `Iterator::fold`: in a build with no
+                // flags `fold` stayed out of line, at the baseline level,
+                // with the body's arithmetic in it (libm `fmaf`).
+                let mut fits = true;
+                for lane in 0..W {
+                    fits &= check(lanes.item(lane));
+                }
                 // The same loop twice on purpose: in the first copy the
                 // optimiser knows the fold held.
                 #[allow(clippy::if_same_then_else)]
