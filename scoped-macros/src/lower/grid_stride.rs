@@ -54,39 +54,19 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
-use syn::{BinOp, Block, Expr, Ident, Pat, ReturnType, Stmt, UnOp};
+use syn::{BinOp, Block, Expr, Ident, Pat, Stmt, UnOp};
 
 use super::interchange::{
     borrows, collect_idents, is_arithmetic, is_compound, lane_body, mentions, only_read,
-    plain_control, prefix_bindings, read_only_inner, Deref,
+    plain_item_block, prefix_bindings, read_only_inner, Deref,
 };
 use super::item_syntax::{peel, query, rooted_in};
-use crate::check::pat_ident;
-use crate::parse::{Collective, Invocation};
+use crate::parse::Invocation;
 
 /// The grid-stride lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
 pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
-    let closure = &inv.closure;
-    if inv.kind != Collective::DistributeItems
-        || closure.inputs.len() != 1
-        || closure.capture.is_some()
-        || closure.asyncness.is_some()
-        || closure.constness.is_some()
-        || closure.movability.is_some()
-        || closure.lifetimes.is_some()
-        || !matches!(closure.output, ReturnType::Default)
-    {
-        return None;
-    }
-    let item = pat_ident(&closure.inputs[0])?;
-    let Expr::Block(block) = &*closure.body else {
-        return None;
-    };
-    if block.label.is_some() || !block.attrs.is_empty() || !plain_control(&closure.body) {
-        return None;
-    }
-    let stmts = &block.block.stmts;
+    let (item, stmts) = plain_item_block(inv)?;
     let shape = (0..stmts.len()).find_map(|at| Shape::new(&item, stmts, at))?;
     Some(shape.lower(inv, group))
 }

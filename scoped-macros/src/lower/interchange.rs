@@ -61,9 +61,11 @@ use super::item_syntax::{peel, query, rooted_in};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
-/// The interchanged lowering of `inv`, if it has the shape described above.
-/// `inv.closure.body` is already lowered.
-pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+/// The item's name and the statements of a `distribute_items!` whose
+/// closure is a plain `|item| { … }` (no `move`, no return type, no
+/// labels or early exits in its body): the shape both this lowering and
+/// the grid-stride one start from.
+pub(super) fn plain_item_block(inv: &Invocation) -> Option<(Ident, &[Stmt])> {
     let closure = &inv.closure;
     if inv.kind != Collective::DistributeItems
         || closure.inputs.len() != 1
@@ -84,6 +86,13 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         return None;
     }
     let stmts = &block.block.stmts;
+    Some((item, stmts))
+}
+
+/// The interchanged lowering of `inv`, if it has the shape described above.
+/// `inv.closure.body` is already lowered.
+pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+    let (item, stmts) = plain_item_block(inv)?;
     let shape = stmts.iter().enumerate().find_map(|(at, stmt)| match stmt {
         Stmt::Expr(Expr::ForLoop(looped), _) => {
             Shape::new(&item, &stmts[..at], looped, &stmts[at + 1..])
