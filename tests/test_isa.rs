@@ -288,6 +288,54 @@ fn required_group_sizes_hold_at_every_level() {
     }
 }
 
+/// A body that declares a `static` and an `impl`: written once for all
+/// levels, so every level counts in the same static.
+#[kernel]
+fn counted(group: WorkGroup<1>, mut out: ItemsWindow<'_, usize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static GROUPS_RUN: AtomicUsize = AtomicUsize::new(0);
+    struct Marker;
+    impl Marker {
+        fn address() -> usize {
+            &GROUPS_RUN as *const AtomicUsize as usize
+        }
+    }
+    let before = GROUPS_RUN.fetch_add(1, Ordering::Relaxed);
+    distribute_items!(
+        group,
+        |idx| out[idx] = if idx.local_linear_id(&group) == 0 {
+            Marker::address()
+        } else {
+            before
+        }
+    );
+}
+
+/// Every level runs the same copy of a body that must exist once: the
+/// address of its static is the same, and the count goes on across levels.
+#[test]
+fn statics_and_impls_in_a_body_exist_once_for_every_level() {
+    let mut addresses = Vec::new();
+    let mut runs = Vec::new();
+    for isa in supported() {
+        let queue = Queue::new().with_isa(isa).unwrap();
+        let mut out = vec![0usize; GROUPS * GROUP];
+        queue
+            .parallel_with(GROUPS, GROUP, ItemsMut::new(&mut out), |g, w| counted(g, w))
+            .unwrap();
+        addresses.extend(out.chunks(GROUP).map(|c| c[0]));
+        runs.extend(out.chunks(GROUP).map(|c| c[1]));
+    }
+    assert!(
+        addresses.iter().all(|&a| a == addresses[0]),
+        "{addresses:?}"
+    );
+    // Each group saw a different count before its own: one counter.
+    runs.sort_unstable();
+    let expected: Vec<usize> = (0..runs.len()).collect();
+    assert_eq!(runs, expected);
+}
+
 #[test]
 fn an_unsupported_level_is_refused_naming_what_it_lacks() {
     for isa in Isa::ALL {

@@ -86,10 +86,8 @@ fn at_launch_level(closure: &mut ExprClosure, group: &Ident) {
         syn::ReturnType::Default => TokenStream::new(),
         syn::ReturnType::Type(arrow, ty) => quote!(#arrow #ty),
     };
-    let body = &closure.body;
-    *closure.body = syn::parse_quote!({
-        ::scoped::__private::run_kernel_body(&#group, #[inline(always)] || #output #body)
-    });
+    let body = crate::levels::at_launch_level(group, TokenStream::new(), output, &closure.body);
+    *closure.body = syn::parse_quote!({ #body });
 }
 
 /// A typed `_: WorkGroup<D>` group renamed, so that the body can run at
@@ -173,9 +171,16 @@ fn is_work_group(ty: &syn::Type) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proc_macro2::{Ident, Span, TokenStream};
     use quote::quote;
 
     use super::expand;
+
+    /// `tokens` as printed after a round trip through syn (`| |` for `||`).
+    fn same_syntax(tokens: TokenStream) -> String {
+        let closure: syn::ExprClosure = syn::parse2(tokens).unwrap();
+        quote!(#closure).to_string()
+    }
 
     #[test]
     fn body_is_lowered_and_an_untyped_group_gets_the_default_size() {
@@ -197,20 +202,28 @@ mod tests {
     #[test]
     fn a_typed_group_keeps_its_type_and_the_body_runs_at_the_launch_level() {
         let lowered = expand(quote!(|g: WorkGroup<1, 4>| {})).to_string();
-        assert_eq!(
-            lowered,
-            "| g : WorkGroup < 1 , 4 > | { :: scoped :: __private :: run_kernel_body (& g , \
-             # [inline (always)] | | { }) }"
-        );
+        let g = Ident::new("g", Span::call_site());
+        let body =
+            crate::levels::at_launch_level(&g, TokenStream::new(), TokenStream::new(), &quote!({}));
+        assert_eq!(lowered, same_syntax(quote!(|g: WorkGroup<1, 4>| { #body })));
+        assert!(body.to_string().contains("body_level (& g)"), "{body}");
         // A typed `_` group is named so that its body can run at the level.
         let lowered = expand(quote!(|_: WorkGroup<1>| -> () {
             return;
         }))
         .to_string();
+        let g = Ident::new("__scoped_group", Span::call_site());
+        let body = crate::levels::at_launch_level(
+            &g,
+            TokenStream::new(),
+            quote!(-> ()),
+            &quote!({
+                return;
+            }),
+        );
         assert_eq!(
             lowered,
-            "| __scoped_group : WorkGroup < 1 > | -> () { :: scoped :: __private :: \
-             run_kernel_body (& __scoped_group , # [inline (always)] | | -> () { return ; }) }"
+            same_syntax(quote!(|__scoped_group: WorkGroup<1>| -> () { #body }))
         );
     }
 

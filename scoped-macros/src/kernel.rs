@@ -90,6 +90,18 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         })
         .collect();
     walker.visit_block_mut(&mut function.block);
+    errors.extend(walker.errors);
+    if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
+        // After the walk: the early return is the check's, not the user's,
+        // and no rule applies to it. Inside each level's copy of the body,
+        // which may be compiled out of line: there the range it binds is
+        // the constant the item loops need (rows of 16 at AVX-512 ran
+        // scalar when their length was read from the group).
+        function
+            .block
+            .stmts
+            .insert(0, group_size::prologue(size, name));
+    }
     if let (Flavor::Kernel, Some(name)) = (flavor, &group.name) {
         at_launch_level(&mut function, name);
     }
@@ -107,15 +119,6 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         // is not left out of line.
         function.attrs.push(syn::parse_quote!(#[inline(always)]));
     }
-    errors.extend(walker.errors);
-    if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
-        // After the walk: the early return is the check's, not the user's,
-        // and no rule applies to it.
-        function
-            .block
-            .stmts
-            .insert(0, group_size::prologue(size, name));
-    }
     if !errors.is_empty() {
         // The errors are the user's to fix; the placeholders that replace
         // what could not be lowered would add only lint noise.
@@ -124,10 +127,10 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     with_errors(quote!(#function), errors)
 }
 
-/// Makes the body of `function` a closure that the runtime runs at the
-/// instruction-set level of the launch that made `group`
-/// (`run_kernel_body`): always inlined, so that each level's copy compiles
-/// the whole body for its CPU features. The closure's return type is the
+/// Makes the body of `function` closures that the runtime runs at the
+/// instruction-set level of the launch that made `group` (`levels.rs`):
+/// always inlined, so that each level's copy compiles the whole body for
+/// its CPU features. The closure's return type is the
 /// function's, so that `?` and `return` keep their meaning.
 fn at_launch_level(function: &mut syn::ItemFn, group: &syn::Ident) {
     let output = match &function.sig.output {
@@ -135,10 +138,8 @@ fn at_launch_level(function: &mut syn::ItemFn, group: &syn::Ident) {
         syn::ReturnType::Type(arrow, ty) if !contains_impl(ty) => quote!(#arrow #ty),
         syn::ReturnType::Type(..) => TokenStream::new(),
     };
-    let body = &function.block;
-    function.block = syn::parse_quote!({
-        ::scoped::__private::run_kernel_body(&#group, #[inline(always)] move || #output #body)
-    });
+    let body = crate::levels::at_launch_level(group, quote!(move), output, &function.block);
+    function.block = syn::parse_quote!({ #body });
 }
 
 /// Whether `ty` mentions `impl Trait`, which a closure cannot name as its
@@ -188,6 +189,12 @@ mod tests {
     use super::expand;
     use crate::signature::Flavor;
 
+    /// `body` as `#[kernel]` runs it at the launch's level.
+    fn at_level(body: TokenStream) -> TokenStream {
+        let group = proc_macro2::Ident::new("group", proc_macro2::Span::call_site());
+        crate::levels::at_launch_level(&group, quote!(move), quote!(-> ()), &body)
+    }
+
     /// Every identifier in `tokens`, at any depth.
     fn identifiers(tokens: TokenStream, out: &mut Vec<String>) {
         for tree in tokens {
@@ -230,31 +237,37 @@ mod tests {
             }
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
+        let body = at_level(quote! {{
+            ::scoped::__private::distribute_groups(&group, #[inline(always)] |sub_group| {
+                ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
+                    data[idx.global_linear_id()] += 1;
+                });
+                ::scoped::__private::single_item(&sub_group, #[inline(always)] || {});
+            });
+            ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
+                let _ = &sub_group;
+                {
+                    data[idx.global_linear_id()] += 1;
+                }
+            });
+            ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
+        }});
         let expected = quote! {
             #[inline(always)]
             fn add_one(group: WorkGroup<1>, data: &mut [i32]) {
                 const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
-                ::scoped::__private::run_kernel_body(&group, #[inline(always)] move || -> () {
-                    ::scoped::__private::distribute_groups(&group, #[inline(always)] |sub_group| {
-                        ::scoped::__private::distribute_items(&sub_group, #[inline(always)] |idx| {
-                            data[idx.global_linear_id()] += 1;
-                        });
-                        ::scoped::__private::single_item(&sub_group, #[inline(always)] || {});
-                    });
-                    ::scoped::__private::distribute_groups_items(&group, #[inline(always)] |sub_group, idx| {
-                        let _ = &sub_group;
-                        {
-                            data[idx.global_linear_id()] += 1;
-                        }
-                    });
-                    ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
-                })
+                #body
             }
         };
         // Compared as syntax trees (spans and token spacing aside).
         let lowered_fn: syn::ItemFn = syn::parse2(lowered.clone()).unwrap();
         let expected_fn: syn::ItemFn = syn::parse2(expected).unwrap();
-        assert!(lowered_fn == expected_fn, "lowered to: {lowered}");
+        assert!(
+            lowered_fn == expected_fn,
+            "lowered to: {}\nexpected: {}",
+            quote!(#lowered_fn),
+            quote!(#expected_fn)
+        );
         assert_no_allocation(&lowered);
     }
 
@@ -277,22 +290,23 @@ mod tests {
             }
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
+        let body = at_level(quote! {{
+            ::scoped::__private::distribute_groups_looped(
+                &group,
+                #[inline(always)]
+                || 0..t.len(),
+                #[inline(always)]
+                |sub_group, j, idx| {
+                    let _ = &sub_group;
+                    acc[idx] += t[j]
+                },
+            );
+        }});
         let expected = quote! {
             #[inline(always)]
             fn tile(group: WorkGroup<1>, t: &[f32], mut acc: PrivateMem<'_, f32, 1>) {
                 const _: () = ::scoped::__private::group_shape::<{ 1 }, { ::scoped::DEFAULT_SUB_GROUP_SIZE }>();
-                ::scoped::__private::run_kernel_body(&group, #[inline(always)] move || -> () {
-                    ::scoped::__private::distribute_groups_looped(
-                        &group,
-                        #[inline(always)]
-                        || 0..t.len(),
-                        #[inline(always)]
-                        |sub_group, j, idx| {
-                            let _ = &sub_group;
-                            acc[idx] += t[j]
-                        },
-                    );
-                })
+                #body
             }
         };
         let lowered_fn: syn::ItemFn = syn::parse2(lowered.clone()).unwrap();
@@ -422,18 +436,20 @@ mod tests {
     }
 
     #[test]
-    fn group_size_starts_the_kernel_with_its_check() {
+    fn group_size_starts_every_copy_of_the_body_with_its_check() {
         let kernel = quote! {
             fn k(group: WorkGroup<2>) {
                 distribute_items!(group, |_idx| {});
             }
         };
         let lowered = expand(Flavor::Kernel, quote!(group_size = [16, 8]), kernel).to_string();
-        let body = lowered.split_once('{').unwrap().1.trim_start();
-        assert!(
-            body.starts_with(
-                "# [allow (unused_variables)] let group = match :: scoped :: __private :: require_group_size (group , [16usize , 8usize])"
-            ),
+        let check = "move | | -> () { # [allow (unused_variables)] let group = match :: scoped :: \
+                     __private :: require_group_size (group , [16usize , 8usize])";
+        // Once per level: the range is a constant wherever the body runs.
+        assert_eq!(lowered.matches(check).count(), 3, "{lowered}");
+        assert_eq!(
+            lowered.matches("require_group_size").count(),
+            3,
             "{lowered}"
         );
     }

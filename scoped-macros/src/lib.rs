@@ -14,6 +14,7 @@ mod check;
 mod closure_kernel;
 mod group_size;
 mod kernel;
+mod levels;
 mod lower;
 mod parse;
 mod signature;

@@ -306,34 +306,106 @@ impl SupportedIsa {
     }
 }
 
-/// Runs a kernel's body, `body`, compiled for the level of the launch that
-/// made `group`. `#[kernel]` hands every kernel's body to it as an
-/// always-inlined closure.
+/// Which copy of a kernel's body runs for `group`: the level of the
+/// launch that made it, as a token that runs a closure compiled for that
+/// level. `#[kernel]` writes the body once per level, one copy in each arm
+/// of a `match` on this value, so that each copy and every generic
+/// function it calls are their own instances: called from one place, the
+/// optimiser inlines them into the body as it does in a build for one CPU.
+/// With one closure for all levels, helpers such as
+/// `core::array::from_fn` were called from three copies and stayed out
+/// of line, compiled for the baseline (the GPU-form matmul of the suite
+/// ran 7× slower in a default build than in a native one).
 ///
-/// Each level's copy of the body is a function of its own, so the kernel
-/// itself is only a choice between three calls: small, it is inlined
-/// (with the launch closure around it) into every level's group loop,
-/// where the level is a constant, only the matching call remains, and the
-/// body is inlined there in turn. The body then shares one function with
-/// its group and windows, and the optimiser drops per-item bounds checks
-/// (the n-body of `user-crate/` ran 4.8× slower in CPU time when the body
-/// was left out of line). Where the kernel is not inlined, the level is
-/// read at run time and the body still runs at it.
+/// Each level's copy is a function of its own, so the kernel itself is
+/// only a choice between three calls: small, it is inlined (with the
+/// launch closure around it) into every level's group loop, where the
+/// level is a constant. Where the kernel is not inlined, the level is read
+/// at run time and the body still runs at it.
+#[doc(hidden)]
+#[inline(always)]
+pub fn body_level<const D: usize, const S: usize>(group: &WorkGroup<D, S>) -> BodyLevel {
+    match group.isa.copy() {
+        Isa::V4 => BodyLevel::V4(AtV4(())),
+        Isa::V3 => BodyLevel::V3(AtV3(())),
+        Isa::Baseline => BodyLevel::Baseline(AtBaseline(())),
+    }
+}
+
+/// The level a kernel's body runs at: see [`body_level`].
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum BodyLevel {
+    /// What the crate is compiled for.
+    Baseline(AtBaseline),
+    /// x86-64-v3.
+    V3(AtV3),
+    /// x86-64-v4.
+    V4(AtV4),
+}
+
+/// Runs a closure at the baseline level.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct AtBaseline(());
+
+/// Runs a closure at x86-64-v3; made only for a CPU that has it.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct AtV3(());
+
+/// Runs a closure at x86-64-v4; made only for a CPU that has it.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct AtV4(());
+
+impl AtBaseline {
+    /// `body()`, out of line on x86-64 (see [`body_baseline`]).
+    #[inline(always)]
+    pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
+        body_baseline(body)
+    }
+}
+
+impl AtV3 {
+    /// `body()` compiled for x86-64-v3.
+    #[inline(always)]
+    pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `AtV3` is made only by `body_level` from a group's
+        // `SupportedIsa` of v3, checked against the CPU: it has every
+        // feature `body_v3` is compiled with.
+        return unsafe { x86::body_v3(body) };
+        #[cfg(not(target_arch = "x86_64"))]
+        body()
+    }
+}
+
+impl AtV4 {
+    /// `body()` compiled for x86-64-v4.
+    #[inline(always)]
+    pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as for `AtV3`, with the features of v4.
+        return unsafe { x86::body_v4(body) };
+        #[cfg(not(target_arch = "x86_64"))]
+        body()
+    }
+}
+
+/// Runs `body` at the level of the launch that made `group`: one closure
+/// for every level, where the body cannot be written three times (it
+/// declares an `impl` or a `static`). See [`body_level`].
 #[doc(hidden)]
 #[inline(always)]
 pub fn run_kernel_body<const D: usize, const S: usize, R>(
     group: &WorkGroup<D, S>,
     body: impl FnOnce() -> R,
 ) -> R {
-    match group.isa.copy() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a work group's level is a `SupportedIsa`, checked against
-        // the CPU: it has every feature `body_v4` is compiled with.
-        Isa::V4 => unsafe { x86::body_v4(body) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as for v4, with the features of v3.
-        Isa::V3 => unsafe { x86::body_v3(body) },
-        _ => body_baseline(body),
+    match body_level(group) {
+        BodyLevel::V4(at) => at.run(body),
+        BodyLevel::V3(at) => at.run(body),
+        BodyLevel::Baseline(at) => at.run(body),
     }
 }
 

@@ -76,7 +76,9 @@ pub use synchronization::{
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::isa::{run_kernel_body, run_once};
+    pub use crate::isa::{
+        body_level, run_kernel_body, run_once, AtBaseline, AtV3, AtV4, BodyLevel,
+    };
     pub use crate::lowering::chunk_check::{
         distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait, index_term,
     };
