@@ -87,6 +87,7 @@ pub mod __private {
         distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
         single_item, single_item_and_wait,
     };
+    pub use crate::lowering::edges::{distribute_items_on_edge, distribute_items_on_edge_and_wait};
     pub use crate::lowering::exclusive_atomic::{
         exclusive_fetch_add, exclusive_fetch_sub, ExclusiveArithmetic,
     };

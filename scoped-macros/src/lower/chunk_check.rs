@@ -48,6 +48,27 @@ pub(crate) fn distribute_items(
     group: &Expr,
     slices: &[Ident],
 ) -> Option<TokenStream> {
+    let check = check_closure(inv, slices)?;
+    let span = inv.name.span();
+    let function = if inv.wait {
+        "distribute_items_chunk_checked_and_wait"
+    } else {
+        "distribute_items_chunk_checked"
+    };
+    let function = Ident::new(function, span);
+    let closure = super::closure::item_closure(&inv.closure);
+    Some(quote_spanned! {span=>
+        ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
+            &#group,
+            #check,
+            #closure,
+        )
+    })
+}
+
+/// The closure `|item| -> bool` that folds the bounds checks of the
+/// checked reads in `inv`'s body, if it has any (the shape above).
+pub(super) fn check_closure(inv: &Invocation, slices: &[Ident]) -> Option<TokenStream> {
     if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 || slices.is_empty()
     {
         return None;
@@ -75,25 +96,13 @@ pub(crate) fn distribute_items(
     if reads.checks.is_empty() || !stmts.iter().all(|stmt| only_read(stmt, &reads.names)) {
         return None;
     }
-    let span = inv.name.span();
-    let function = if inv.wait {
-        "distribute_items_chunk_checked_and_wait"
-    } else {
-        "distribute_items_chunk_checked"
-    };
-    let function = Ident::new(function, span);
     let checks = &reads.checks;
-    let closure = super::closure::item_closure(&inv.closure);
-    Some(quote_spanned! {span=>
-        ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
-            &#group,
-            #[inline(always)]
-            |#item| {
-                #(#[allow(unused_variables)] #lets)*
-                true #(& (#checks))*
-            },
-            #closure,
-        )
+    Some(quote! {
+        #[inline(always)]
+        |#item| {
+            #(#[allow(unused_variables)] #lets)*
+            true #(& (#checks))*
+        }
     })
 }
 

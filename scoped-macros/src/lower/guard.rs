@@ -149,7 +149,7 @@ fn guarded_body(body: &Expr) -> Option<(Vec<(&Pat, &Expr)>, &Expr)> {
 
 /// Records the names `pat` binds to item queries of `init`; `None` if
 /// `init` is anything but queries of `item`.
-fn bind_queries<'a>(
+pub(super) fn bind_queries<'a>(
     pat: &Pat,
     init: &'a Expr,
     item: &Ident,
@@ -201,7 +201,7 @@ fn guard<'a>(
 
 /// Collects the names and paths a bound reads; `None` if the bound is not
 /// made of integer literals, names, paths, casts and arithmetic.
-fn bound_leaves<'a>(expr: &'a Expr, leaves: &mut Vec<&'a ExprPath>) -> Option<()> {
+pub(super) fn bound_leaves<'a>(expr: &'a Expr, leaves: &mut Vec<&'a ExprPath>) -> Option<()> {
     match expr {
         Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) => Some(()),
         Expr::Path(path) if path.qself.is_none() => {
@@ -238,7 +238,7 @@ fn is_arithmetic(op: &BinOp) -> bool {
 
 /// Whether every use of `names` in `body` only reads a value: nothing can
 /// assign it, borrow it mutably, move it or call a method on it.
-fn only_read(body: &Expr, names: &[Ident]) -> bool {
+pub(super) fn only_read(body: &Expr, names: &[Ident]) -> bool {
     let mut uses = Uses {
         names,
         read: false,

@@ -13,7 +13,9 @@
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it), [`chunk_check`] (slice reads
-//!   at computed indices, checked a chunk at a time) and [`grid_stride`]
+//!   at computed indices, checked a chunk at a time), [`edges`]
+//!   (statements for the items on one edge, run on that edge alone) and
+//!   [`grid_stride`]
 //!   (a grid-stride loop, run in rounds across the items), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
@@ -22,6 +24,7 @@
 mod chunk_check;
 mod closure;
 mod const_checks;
+mod edges;
 pub(crate) mod exclusive_atomic;
 mod fuse;
 mod grid_stride;
@@ -48,6 +51,7 @@ pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident])
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
+            .or_else(|| edges::distribute_items(inv, group, generics, slices))
             .or_else(|| item_copy::distribute_items(inv, group))
             .or_else(|| grid_stride::distribute_items(inv, group))
             .or_else(|| interchange::distribute_items(inv, group))

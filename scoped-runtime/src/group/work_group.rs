@@ -164,6 +164,72 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     }
 }
 
+impl<const D: usize, const S: usize> WorkGroup<D, S> {
+    /// The items in chunks of `W` consecutive along the fastest dimension,
+    /// each row's rest alone, in increasing linear id: all of them, or
+    /// with `fixed = Some((d, v))` (`d < D`, `v` below the range in `d`)
+    /// those whose local id in `d` is `v`.
+    #[inline(always)]
+    fn chunks_in<const W: usize>(
+        &self,
+        fixed: Option<(usize, usize)>,
+        mut f: impl FnMut(ItemChunk<W, D>),
+    ) {
+        if W == 0 {
+            return self.__for_each_item(
+                #[inline(always)]
+                |item| f(ItemChunk::Item(item)),
+            );
+        }
+        let (offset, global_range, local_range, tag) = (
+            self.global_offset,
+            self.global_range,
+            self.local_range,
+            self.tag,
+        );
+        let item = |local: Id<D>| {
+            SItem::new(
+                offset.plus(local),
+                global_range,
+                local,
+                local_range,
+                local,
+                tag,
+            )
+        };
+        let mut rows = local_range;
+        rows[D - 1] = 1;
+        let (mut first, mut last) = (0, local_range[D - 1]);
+        if let Some((d, v)) = fixed {
+            rows[d] = 1;
+            if d == D - 1 {
+                (first, last) = (v, v + 1);
+            }
+        }
+        let full = first + (last - first) / W * W;
+        for_each_id(
+            rows,
+            #[inline(always)]
+            |row| {
+                let at = |i: usize| {
+                    let mut local = row;
+                    if let Some((d, v)) = fixed {
+                        local[d] = v;
+                    }
+                    local[D - 1] = i;
+                    item(local)
+                };
+                for first in (first..full).step_by(W) {
+                    f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
+                }
+                for i in full..last {
+                    f(ItemChunk::Item(at(i)));
+                }
+            },
+        );
+    }
+}
+
 impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
     const FENCE_SCOPE: MemoryScope = MemoryScope::WorkGroup;
     type IdType = Id<D>;
@@ -238,50 +304,24 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
     }
 
     #[inline(always)]
-    fn __for_each_item_chunk<const W: usize>(&self, mut f: impl FnMut(ItemChunk<W, D>)) {
-        if W == 0 {
-            return self.__for_each_item(
-                #[inline(always)]
-                |item| f(ItemChunk::Item(item)),
-            );
+    fn __for_each_item_chunk<const W: usize>(&self, f: impl FnMut(ItemChunk<W, D>)) {
+        self.chunks_in(None, f);
+    }
+
+    #[inline(always)]
+    fn __for_each_item_chunk_on<const W: usize>(
+        &self,
+        dimension: usize,
+        value: usize,
+        f: impl FnMut(ItemChunk<W, D>),
+    ) {
+        if dimension >= D {
+            return self.chunks_in(None, f);
         }
-        let (offset, global_range, local_range, tag) = (
-            self.global_offset,
-            self.global_range,
-            self.local_range,
-            self.tag,
-        );
-        let item = |local: Id<D>| {
-            SItem::new(
-                offset.plus(local),
-                global_range,
-                local,
-                local_range,
-                local,
-                tag,
-            )
-        };
-        let last = local_range[D - 1];
-        let full = last - last % W;
-        let mut rows = local_range;
-        rows[D - 1] = 1;
-        for_each_id(
-            rows,
-            #[inline(always)]
-            |row| {
-                let at = |i: usize| {
-                    let mut local = row;
-                    local[D - 1] = i;
-                    item(local)
-                };
-                for first in (0..full).step_by(W) {
-                    f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
-                }
-                for i in full..last {
-                    f(ItemChunk::Item(at(i)));
-                }
-            },
-        );
+        // No item has that id: none runs.
+        if value < self.local_range[dimension] {
+            self.chunks_in(Some((dimension, value)), f);
+        }
     }
 
     #[inline(always)]

@@ -35,34 +35,45 @@ pub fn distribute_items_chunk_checked<const W: usize, G: ScopedGroup<D>, const D
     let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
-        |chunk| match chunk {
-            ItemChunk::Chunk(lanes) => {
-                // `&`, not `&&`: no branch per item. Items made again
-                // where used, not kept in an array: the optimiser then sees
-                // each lane's ids as the chunk's first plus the lane.
-                // A plain loop, not `Iterator::fold`: in a build with no
-                // flags `fold` stayed out of line, at the baseline level,
-                // with the body's arithmetic in it (libm `fmaf`).
-                let mut fits = true;
+        |chunk| run_checked_chunk(chunk, &check, &mut f),
+    );
+}
+
+/// Runs `f` for the items of `chunk`, a full chunk after folding `check`
+/// over its items.
+#[inline(always)]
+pub(crate) fn run_checked_chunk<const W: usize, const D: usize>(
+    chunk: ItemChunk<W, D>,
+    check: &impl Fn(SItem<D>) -> bool,
+    f: &mut impl FnMut(SItem<D>),
+) {
+    match chunk {
+        ItemChunk::Chunk(lanes) => {
+            // `&`, not `&&`: no branch per item. Items made again
+            // where used, not kept in an array: the optimiser then sees
+            // each lane's ids as the chunk's first plus the lane.
+            // A plain loop, not `Iterator::fold`: in a build with no
+            // flags `fold` stayed out of line, at the baseline level,
+            // with the body's arithmetic in it (libm `fmaf`).
+            let mut fits = true;
+            for lane in 0..W {
+                fits &= check(lanes.item(lane));
+            }
+            // The same loop twice on purpose: in the first copy the
+            // optimiser knows the fold held.
+            #[allow(clippy::if_same_then_else)]
+            if fits {
                 for lane in 0..W {
-                    fits &= check(lanes.item(lane));
+                    f(lanes.item(lane));
                 }
-                // The same loop twice on purpose: in the first copy the
-                // optimiser knows the fold held.
-                #[allow(clippy::if_same_then_else)]
-                if fits {
-                    for lane in 0..W {
-                        f(lanes.item(lane));
-                    }
-                } else {
-                    for lane in 0..W {
-                        f(lanes.item(lane));
-                    }
+            } else {
+                for lane in 0..W {
+                    f(lanes.item(lane));
                 }
             }
-            ItemChunk::Item(item) => f(item),
-        },
-    );
+        }
+        ItemChunk::Item(item) => f(item),
+    }
 }
 
 /// [`distribute_items_chunk_checked`] followed by `group_barrier(group)`.

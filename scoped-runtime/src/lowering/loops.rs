@@ -45,6 +45,22 @@ pub trait GroupLoops<const D: usize>: Sealed {
         );
     }
 
+    /// [`__for_each_item_chunk`](Self::__for_each_item_chunk) for the
+    /// logical items whose local id in `dimension` is `value` (an edge of
+    /// the group), in increasing linear id. `f` may be called for more
+    /// items than that (this default calls it for all), never for fewer;
+    /// callers keep their own test of the id.
+    #[inline(always)]
+    fn __for_each_item_chunk_on<const W: usize>(
+        &self,
+        dimension: usize,
+        value: usize,
+        f: impl FnMut(ItemChunk<W, D>),
+    ) {
+        let _ = (dimension, value);
+        self.__for_each_item_chunk(f);
+    }
+
     /// Runs `f` for every subgroup, in increasing group linear id.
     fn __for_each_group(&self, f: impl FnMut(Self::Subgroup));
 

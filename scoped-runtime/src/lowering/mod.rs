@@ -6,8 +6,8 @@
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
-//!   [`chunk_check`], [`grid_stride`], [`exclusive_atomic`]: the shortcuts,
-//!   each computing what the plain code would;
+//!   [`chunk_check`], [`edges`], [`grid_stride`], [`exclusive_atomic`]: the
+//!   shortcuts, each computing what the plain code would;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -16,6 +16,7 @@
 pub(crate) mod chunk_check;
 pub(crate) mod const_checks;
 pub(crate) mod distribute;
+pub(crate) mod edges;
 pub(crate) mod exclusive_atomic;
 pub(crate) mod fuse;
 pub(crate) mod grid_stride;
