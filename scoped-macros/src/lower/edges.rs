@@ -104,6 +104,10 @@ pub(crate) fn distribute_items(
     let part = |body: Vec<&Stmt>| {
         let mut closure = inv.closure.clone();
         closure.body = Box::new(syn::parse_quote!({ #(#let_stmts)* #(#body)* }));
+        // Each part repeats the `let`s, which it may not use.
+        closure
+            .attrs
+            .push(syn::parse_quote!(#[allow(unused_variables)]));
         Invocation {
             kind: inv.kind,
             wait: false,
