@@ -15,6 +15,8 @@
 //! runs as written. `check` only steers the optimiser: the body runs the
 //! same, in the same order, whatever it returns.
 
+use std::sync::atomic::{compiler_fence, Ordering};
+
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
@@ -56,23 +58,50 @@ pub(crate) fn run_checked_chunk<const W: usize, const D: usize>(
             // flags `fold` stayed out of line, at the baseline level,
             // with the body's arithmetic in it (libm `fmaf`).
             let mut fits = true;
-            for lane in 0..W {
-                fits &= check(lanes.item(lane));
-            }
+            each_lane::<W>(
+                #[inline(always)]
+                |lane| fits &= check(lanes.item(lane)),
+            );
             // The same loop twice on purpose: in the first copy the
             // optimiser knows the fold held.
-            #[allow(clippy::if_same_then_else)]
             if fits {
-                for lane in 0..W {
-                    f(lanes.item(lane));
-                }
+                each_lane::<W>(
+                    #[inline(always)]
+                    |lane| f(lanes.item(lane)),
+                );
             } else {
                 for lane in 0..W {
                     f(lanes.item(lane));
                 }
+                // Ends this copy with something the other has not: else
+                // the optimiser moves the last lane, the same in both, out
+                // of them, and that lane out of the vector.
+                compiler_fence(Ordering::SeqCst);
             }
         }
         ItemChunk::Item(item) => f(item),
+    }
+}
+
+/// `f(0)`, `f(1)`, ..., `f(W - 1)`, written out for the chunk widths the
+/// lowering uses: a loop over the lanes was at times unrolled only after
+/// the optimiser's pass that packs lanes into vectors had run (a tile copy
+/// stayed eight scalar loads and stores when a second loop of the kernel
+/// read the same slice).
+#[inline(always)]
+pub(crate) fn each_lane<const W: usize>(mut f: impl FnMut(usize)) {
+    macro_rules! lanes {
+        ($($lane:literal)*) => {{ $(f($lane);)* }};
+    }
+    match W {
+        4 => lanes!(0 1 2 3),
+        8 => lanes!(0 1 2 3 4 5 6 7),
+        16 => lanes!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15),
+        _ => {
+            for lane in 0..W {
+                f(lane);
+            }
+        }
     }
 }
 
