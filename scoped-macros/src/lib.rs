@@ -266,6 +266,19 @@ collective_macros! {
     /// `input` an `ItemsRefWindow` or `ItemsWindow`; it writes what the
     /// loop would.
     ///
+    /// A body of `let`s of item queries, statements, and then one or more
+    /// statements `if lid == value { ... }` (no `else`; `lid` a local id
+    /// of `group` in one dimension, directly or through a `let`; `value`
+    /// made like a guard's bound and only read in the body) runs the
+    /// statements before the guards as a loop of their own, then each
+    /// guarded statement over the items on its edge (`lid` equal to
+    /// `value`) alone; each guarded statement keeps its `if`. The body has
+    /// no other `let`s, and the closure the shape below requires (no
+    /// `move`, return type, `return`, `?`, labels or macros hiding them).
+    /// Each item runs its own statements in its own order; every item's
+    /// first part runs before any item's guarded statements, which no
+    /// program may observe without a race.
+    ///
     /// A body of statements, a `for` loop whose iterations are the same
     /// for every item, and more statements runs the loop outside and the
     /// items inside it, in chunks of `W` items consecutive along the
