@@ -303,9 +303,10 @@ collective_macros! {
     /// of `+`, `-`, `*`, integer literals, item queries and names it only
     /// reads (`a[(row0 + r) * n + c]` after `let (r, c) =
     /// (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));`) runs
-    /// in chunks of `W` items along the fastest dimension. A chunk whose
-    /// reads each move by one element per item and lie in their slices
-    /// (the rows of a tile load) reads one array of `W` elements per read,
+    /// in chunks of 16 items along the fastest dimension (the rest of a
+    /// row item by item). A chunk whose reads each move by one element per
+    /// item and lie in their slices (the rows of a tile load) reads one
+    /// array of 16 elements per read,
     /// with no check per item, and vectorises; any other chunk checks all
     /// its reads together, then runs its items. Each item still computes
     /// its indices as written (overflow checks included), reads

@@ -119,7 +119,7 @@ pub(crate) fn distribute_items(
         subpat: None,
     }));
     let closure = super::closure::item_closure(&closure);
-    let lanes_const = quote!({ ::scoped::__private::INTERCHANGE_LANES });
+    let lanes_const = quote!({ ::scoped::__private::CHUNK_CHECK_LANES });
     Some(quote_spanned! {span=>
         ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
