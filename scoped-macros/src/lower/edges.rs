@@ -13,8 +13,8 @@
 //! runs as one loop per part: the statements before the guards for every
 //! item (lowered as a `distribute_items!` of their own, so the other
 //! shortcuts apply), then each guarded statement for the items on its
-//! edge alone (`__private::distribute_items_on_edge`), chunk-checked as in
-//! [`chunk_check`](super::chunk_check) where its reads fit. Run item by
+//! edge alone (`__private::distribute_items_on_edge`), a row of the group
+//! in chunks of `W` items written out one after the other. Run item by
 //! item, the guards kept the whole loop scalar, a branch per item and
 //! guard; the copy loop alone vectorises.
 //!
@@ -127,12 +127,6 @@ pub(crate) fn distribute_items(
     for (at, (stmt, edge)) in guarded.iter().zip(&edges).enumerate() {
         let last = at + 1 == edges.len();
         let edge_part = part(vec![stmt]);
-        let check = super::chunk_check::check_closure(&edge_part, slices).unwrap_or_else(|| {
-            quote!(
-                #[inline(always)]
-                |_| true
-            )
-        });
         let function = if last && inv.wait {
             "distribute_items_on_edge_and_wait"
         } else {
@@ -147,7 +141,6 @@ pub(crate) fn distribute_items(
                 &#group,
                 #dimension,
                 #value,
-                #check,
                 #closure,
             )
         });
@@ -275,7 +268,8 @@ mod tests {
                  if r == 0 { t[0][c + 1] = a[c]; } \
                  if c == COLS - 1 { t[r + 1][COLS + 1] = 0.0; } }",
                 2,
-                2,
+                // The first part's read, chunk-checked.
+                1,
             ),
             // The value first; only guarded statements.
             (
