@@ -12,7 +12,7 @@
 //!   outside the grid), a barrier, then every item computes its point
 //!   from the tile, or keeps it on the grid's boundary. The lowering runs
 //!   the halo loads on their edges alone (AMD EPYC, AVX-512, one thread:
-//!   ~3.5× the peer at 1024×1024, 1.6× at 4096×4096; item by item, 12×
+//!   3–3.5× the peer at 1024×1024, 1.6× at 4096×4096; item by item, 12×
 //!   and 3.9×). What is left is the tile copy, eight scalar loads and
 //!   stores per chunk: the optimiser cannot tell the stack tile from the
 //!   old grid once the tile has some hundred accesses.

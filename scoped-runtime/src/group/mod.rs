@@ -151,16 +151,11 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     #[inline(always)]
     #[track_caller]
     fn logical_local_id(&self, item: &SItem<D>) -> Id<D> {
-        // From the item's id in its work group, which is this group's when
-        // the tags match (else the check below fails either way): in a
-        // work group that is the id itself, so the lanes of a chunk are
-        // `first + lane` alike, not `first + lane + offset - offset`,
-        // which left the first and last lanes of copies out of the vector.
-        let (first, range) = (self.__work_group_local_offset(), self.logical_local_range());
-        let in_work_group = item.work_group_local_id();
+        let (first, range) = (self.__global_offset(), self.logical_local_range());
+        let global = item.global_id();
         let mut local = Id::zero();
         for d in 0..D {
-            local[d] = in_work_group[d].wrapping_sub(first[d]);
+            local[d] = global[d].wrapping_sub(first[d]);
         }
         if item.tag() != self.__tag() || !range.contains(local) {
             not_in_group(item.global_id(), name(self));
