@@ -467,7 +467,11 @@ mod tests {
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
         assert!(!lowered.contains("compile_error"), "{lowered}");
         // Per level: the slices `x` (local) and `g`, and the window `out`.
-        assert_eq!(lowered.matches("__scoped_fits &=").count(), 3, "{lowered}");
+        assert_eq!(
+            lowered.matches("__scoped_fits_2 &=").count(),
+            3,
+            "{lowered}"
+        );
         assert_eq!(
             lowered.matches("< < [_] > :: len (x)").count(),
             3,

@@ -304,21 +304,28 @@ impl<'a> Shape<'a> {
         if let Some(LaneChecks { lets, checks }) = checks {
             // Each iteration folds its lanes' index checks, then runs the
             // lanes in one of two identical copies (`lane_check.rs`).
-            let fits = format_ident!("__scoped_fits", span = mixed);
+            // One fold per read, each of `W` comparisons, and one branch
+            // per fold (`&&`): the optimiser finds each lane's comparison
+            // under the branch of its fold, not at the end of one long
+            // chain of `&` (layer norm's normalising loop, 4 reads of 8
+            // lanes, kept every check).
+            let fits: Vec<Ident> = (0..checks.len())
+                .map(|n| format_ident!("__scoped_fits_{}", n, span = mixed))
+                .collect();
             let (check_needs_item, check_queries) =
                 requery(lets.iter().chain(&checks).cloned().collect());
             let check_item = check_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
             lane_loop = quote! {
-                let mut #fits = true;
+                #(let mut #fits = true;)*
                 for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
                     #check_item
                     #(#[allow(unused_variables)] #check_queries)*
                     #(#lets)*
-                    #fits &= true #(& (#checks))*;
+                    #(#fits &= #checks;)*
                 }
                 // The copy for a failed fold starts with an opaque call, so
-                // that the optimiser cannot merge the two and forget `fits`.
-                if #fits {
+                // that the optimiser cannot merge the two and forget the folds.
+                if true #(&& #fits)* {
                     #lane_loop
                 } else {
                     ::core::hint::black_box(());
@@ -1169,6 +1176,9 @@ mod lane_check_tests {
             }",
         )
         .expect("interchanged");
-        assert!(out.contains("__scoped_fits"), "{out}");
+        assert!(out.contains("__scoped_fits_0"), "{out}");
+        // `x`, `g` and `out`, each folded on its own.
+        assert!(out.contains("__scoped_fits_2 &="), "{out}");
+        assert!(!out.contains("__scoped_fits_3"), "{out}");
     }
 }
