@@ -4,12 +4,13 @@
 //! A crate built with no flags targets SSE2 only: `f32::mul_add` is a call
 //! into libm and vectors are 128 bits wide. The launch's loop over a
 //! thread's groups is compiled once per level inside `#[target_feature]`
-//! functions (AVX2 and FMA at [`Isa::V3`], AVX-512 at [`Isa::V4`]), and so
-//! is the kernel's body ([`run_kernel_body`]): the group loop makes each
-//! group and its windows, the kernel, the macros' closures and the
-//! runtime's item loops are all inlined into it, and the whole kernel is
-//! compiled for that level. The level is detected once per process; the
-//! environment variable `SCOPED_ISA=baseline|v3|v4` forces one, and
+//! functions (AVX2 and FMA at [`Isa::V3`], AVX-512 at [`Isa::V4`]): the
+//! group loop makes each group and its windows, and the kernel is inlined
+//! into it. The kernel's body is written once per level by `#[kernel]`
+//! (see [`body_level`]) and each copy runs in a `#[target_feature]`
+//! function of its level, with the runtime's item loops inlined into it.
+//! The level is detected once per process; the environment variable
+//! `SCOPED_ISA=baseline|v3|v4` forces one, and
 //! [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
 
 use std::error::Error;
@@ -411,7 +412,7 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
 
 /// `body()` at the baseline level. Out of line on x86-64, so that a kernel
 /// is only a choice between three calls: small enough for the optimiser to
-/// inline it into every level's group loop (see [`run_kernel_body`]).
+/// inline it into every level's group loop (see [`body_level`]).
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
 fn body_baseline<R>(body: impl FnOnce() -> R) -> R {

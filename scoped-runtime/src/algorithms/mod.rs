@@ -48,6 +48,7 @@ mod broadcast;
 mod joint;
 mod opencl;
 mod operators;
+mod partials;
 mod predicates;
 mod reduce;
 mod reduction;

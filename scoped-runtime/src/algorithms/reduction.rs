@@ -17,20 +17,15 @@
 //! operators, so they still differ by rounding from a serial loop over all
 //! values).
 //!
-//! How a dropped reducer stays sound: a reducer that is leaked
-//! (`mem::forget`) or smuggled out of its kernel and dropped after the
-//! launch would write into freed memory. Each slot therefore records
-//! whether its reducer was handed out and whether it has been dropped; if a
-//! reducer is still alive when the slots are freed, the slots are leaked
-//! instead, so a late write lands in memory that stays allocated.
+//! How a dropped reducer stays sound: see [`partials`](super::partials),
+//! which keeps the slots of both kinds of reduction.
 
-use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::ops::{AddAssign, BitAndAssign, BitOrAssign, BitXorAssign, MulAssign};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::AtomicU8;
 use std::sync::OnceLock;
 
 use crate::id::Id;
@@ -38,6 +33,7 @@ use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
 use crate::tag::GroupTag;
 
 use super::operators::{BitAnd, BitOr, BitXor, GroupOperator, Multiplies, Plus};
+use super::partials::{publish, Partials, Slot};
 
 /// A launch argument that reduces values from all work groups into
 /// `target` with an operator (SYCL 2020 `sycl::reduction(var, combiner)`).
@@ -191,7 +187,7 @@ impl<T: Copy, Op: GroupOperator<T>> Drop for Reducer<'_, T, Op> {
             (*self.slot.as_ptr())
                 .get()
                 .write(MaybeUninit::new(self.value));
-            self.state.as_ref().store(DONE, Ordering::Release);
+            publish(self.state.as_ref());
         }
     }
 }
@@ -228,76 +224,6 @@ assign_ops! {
     BitXorAssign bitxor_assign for BitXor;
 }
 
-/// Slot states.
-const UNUSED: u8 = 0;
-const HANDED_OUT: u8 = 1;
-const DONE: u8 = 2;
-
-type Slot<T> = UnsafeCell<MaybeUninit<T>>;
-
-/// One slot per work group: its state and, once `DONE`, its partial result.
-struct Partials<T> {
-    states: Box<[AtomicU8]>,
-    values: Box<[Slot<T>]>,
-}
-
-// SAFETY: a slot's value is written by exactly one reducer (the one its
-// group received) and read only after its state is `DONE` (acquire after
-// release), so sharing `Partials` between the launch's threads only moves
-// `T`s from one thread to another, which `T: Send` allows.
-unsafe impl<T: Send> Sync for Partials<T> {}
-
-impl<T> Partials<T> {
-    /// Slots for `groups` work groups, or `None` if they cannot be
-    /// allocated (rather than aborting the process).
-    fn new(groups: usize) -> Option<Self> {
-        let mut states = Vec::new();
-        states.try_reserve_exact(groups).ok()?;
-        states.extend((0..groups).map(|_| AtomicU8::new(UNUSED)));
-        let mut values = Vec::new();
-        values.try_reserve_exact(groups).ok()?;
-        values.extend((0..groups).map(|_| UnsafeCell::new(MaybeUninit::uninit())));
-        Some(Self {
-            states: states.into_boxed_slice(),
-            values: values.into_boxed_slice(),
-        })
-    }
-
-    /// Every partial result in work group order, or the linear id of a
-    /// group whose reducer was not dropped.
-    fn results(&self) -> Result<&[T], usize> {
-        if let Some(group) = self
-            .states
-            .iter()
-            .position(|s| s.load(Ordering::Acquire) != DONE)
-        {
-            return Err(group);
-        }
-        // SAFETY: every slot is `DONE`: its reducer wrote it before the
-        // release store that this thread acquired, and nothing writes it
-        // again (a reducer writes once, when dropped). `UnsafeCell` and
-        // `MaybeUninit` are `repr(transparent)`, so the slots are `T`s.
-        Ok(unsafe {
-            std::slice::from_raw_parts(self.values.as_ptr().cast::<T>(), self.values.len())
-        })
-    }
-}
-
-impl<T> Drop for Partials<T> {
-    fn drop(&mut self) {
-        if self
-            .states
-            .iter()
-            .any(|s| s.load(Ordering::Acquire) == HANDED_OUT)
-        {
-            // A reducer is still alive and will write into these buffers
-            // when dropped: keep them allocated.
-            std::mem::forget(std::mem::take(&mut self.states));
-            std::mem::forget(std::mem::take(&mut self.values));
-        }
-    }
-}
-
 impl<T, Op> Sealed for Reduction<'_, T, Op> {}
 
 impl<'a, T, Op, const D: usize> LaunchArgs<D> for Reduction<'a, T, Op>
@@ -310,7 +236,7 @@ where
     fn __check(&self, shape: &LaunchShape<D>, position: usize) -> Result<(), LaunchError> {
         let groups = shape.num_groups.size();
         if self.partials.get().is_none() {
-            let partials = Partials::new(groups).ok_or_else(|| LaunchError::OutOfMemory {
+            let partials = Partials::new(groups, 1).ok_or_else(|| LaunchError::OutOfMemory {
                 position,
                 what: format!(
                     "a reduction's results of {groups} work groups, {} bytes each",
@@ -322,7 +248,7 @@ where
         }
         let partials = self.partials.get().expect("set above");
         assert_eq!(
-            partials.states.len(),
+            partials.groups(),
             groups,
             "reduction (launch argument {position}) was checked for another launch shape"
         );
@@ -341,13 +267,12 @@ where
             .get()
             .expect("a reduction is checked before its launch runs");
         let linear = shape.num_groups.linearize(group_id);
-        let state = &partials.states[linear];
-        state.store(HANDED_OUT, Ordering::Relaxed);
+        let (state, slots) = partials.hand_out(linear);
         Reducer {
             value: self.op.identity(),
             op: self.op,
             state: NonNull::from(state),
-            slot: NonNull::from(&partials.values[linear]),
+            slot: NonNull::from(&slots[0]),
             _target: PhantomData,
         }
     }

@@ -21,15 +21,15 @@
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::MaybeUninit;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::AtomicU8;
 use std::sync::OnceLock;
 
 use crate::id::Id;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
 
 use super::operators::GroupOperator;
+use super::partials::{publish, Partials};
 
 /// A launch argument that reduces values from all work groups into each
 /// element of `target` with an operator (SYCL 2020 span reduction). Made by
@@ -42,7 +42,7 @@ pub struct ReductionSpan<'a, T, Op> {
     target: &'a mut [T],
     op: Op,
     initialize_to_identity: bool,
-    partials: OnceLock<SpanPartials<T>>,
+    partials: OnceLock<Partials<T>>,
 }
 
 /// Reduces into every element of `target` with `op` across a launch (SYCL
@@ -170,10 +170,10 @@ impl<T: Copy, Op: GroupOperator<T>> SpanReducer<'_, T, Op> {
 
 impl<T: Copy, Op: GroupOperator<T>> Drop for SpanReducer<'_, T, Op> {
     fn drop(&mut self) {
-        // SAFETY: `state` points into the `SpanPartials` that made this
+        // SAFETY: `state` points into the `Partials` that made this
         // reducer, which stays allocated while its state is `HANDED_OUT`
         // (see its `Drop`). The `Release` store publishes the values.
-        unsafe { self.state.as_ref().store(DONE, Ordering::Release) };
+        unsafe { publish(self.state.as_ref()) };
     }
 }
 
@@ -185,73 +185,6 @@ impl<T: Copy + fmt::Debug, Op: GroupOperator<T> + fmt::Debug> fmt::Debug
             .field("len", &self.len)
             .field("op", &self.op)
             .finish_non_exhaustive()
-    }
-}
-
-const UNUSED: u8 = 0;
-const HANDED_OUT: u8 = 1;
-const DONE: u8 = 2;
-
-/// One state and one partial array of `len` values per work group.
-struct SpanPartials<T> {
-    len: usize,
-    states: Box<[AtomicU8]>,
-    values: Box<[UnsafeCell<MaybeUninit<T>>]>,
-}
-
-// SAFETY: each group's partial array is written only by the one reducer
-// made for that group, and read only after its state is `DONE` (acquire
-// after release); sharing only moves `T`s between threads (`T: Send`).
-unsafe impl<T: Send> Sync for SpanPartials<T> {}
-
-impl<T> SpanPartials<T> {
-    /// `None` if `groups × len` values cannot be allocated.
-    fn new(groups: usize, len: usize) -> Option<Self> {
-        let total = groups.checked_mul(len)?;
-        let mut states = Vec::new();
-        states.try_reserve_exact(groups).ok()?;
-        states.extend((0..groups).map(|_| AtomicU8::new(UNUSED)));
-        let mut values = Vec::new();
-        values.try_reserve_exact(total).ok()?;
-        values.extend((0..total).map(|_| UnsafeCell::new(MaybeUninit::uninit())));
-        Some(Self {
-            len,
-            states: states.into_boxed_slice(),
-            values: values.into_boxed_slice(),
-        })
-    }
-
-    /// Every group's partial array in group order, or the linear id of a
-    /// group whose reducer was not dropped.
-    fn results(&self) -> Result<&[T], usize> {
-        if let Some(group) = self
-            .states
-            .iter()
-            .position(|s| s.load(Ordering::Acquire) != DONE)
-        {
-            return Err(group);
-        }
-        // SAFETY: every state is `DONE`: each reducer initialised its whole
-        // array in `__for_group` and wrote it before the release store this
-        // thread acquired; nothing writes it afterwards. `UnsafeCell` and
-        // `MaybeUninit` are `repr(transparent)`.
-        Ok(unsafe {
-            std::slice::from_raw_parts(self.values.as_ptr().cast::<T>(), self.values.len())
-        })
-    }
-}
-
-impl<T> Drop for SpanPartials<T> {
-    fn drop(&mut self) {
-        if self
-            .states
-            .iter()
-            .any(|s| s.load(Ordering::Acquire) == HANDED_OUT)
-        {
-            // A reducer is still alive and may write here: keep it allocated.
-            std::mem::forget(std::mem::take(&mut self.states));
-            std::mem::forget(std::mem::take(&mut self.values));
-        }
     }
 }
 
@@ -269,19 +202,18 @@ where
         if self.partials.get().is_none() {
             let len = self.target.len();
             let each = 1 + len.saturating_mul(std::mem::size_of::<T>());
-            let partials =
-                SpanPartials::new(groups, len).ok_or_else(|| LaunchError::OutOfMemory {
-                    position,
-                    what: format!(
-                        "a span reduction's results of {groups} work groups, {len} values each"
-                    ),
-                    bytes: groups.checked_mul(each),
-                })?;
+            let partials = Partials::new(groups, len).ok_or_else(|| LaunchError::OutOfMemory {
+                position,
+                what: format!(
+                    "a span reduction's results of {groups} work groups, {len} values each"
+                ),
+                bytes: groups.checked_mul(each),
+            })?;
             let _ = self.partials.set(partials);
         }
         let partials = self.partials.get().expect("set above");
         assert_eq!(
-            partials.states.len(),
+            partials.groups(),
             groups,
             "span reduction (launch argument {position}) was checked for another launch shape"
         );
@@ -300,10 +232,8 @@ where
             .get()
             .expect("a span reduction is checked before its launch runs");
         let linear = shape.num_groups.linearize(group_id);
-        let state = &partials.states[linear];
-        state.store(HANDED_OUT, Ordering::Relaxed);
-        let len = partials.len;
-        let array = &partials.values[linear * len..(linear + 1) * len];
+        let len = partials.len();
+        let (state, array) = partials.hand_out(linear);
         let identity = self.op.identity();
         for slot in array {
             // SAFETY: by the caller's contract no other reducer exists for
@@ -343,10 +273,10 @@ where
         if initialize_to_identity {
             target.fill(op.identity());
         }
-        if partials.len == 0 {
+        if partials.len() == 0 {
             return;
         }
-        for partial in results.chunks_exact(partials.len) {
+        for partial in results.chunks_exact(partials.len()) {
             for (t, &p) in target.iter_mut().zip(partial) {
                 *t = op.combine(*t, p);
             }

@@ -38,7 +38,7 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     /// The counts of the nesting rules' checks.
     nesting: Nesting,
     /// The instruction-set level of the launch, which the kernel body runs
-    /// at (`run_kernel_body`).
+    /// at (`body_level`).
     pub(crate) isa: SupportedIsa,
     _not_send: PhantomData<*const ()>,
 }

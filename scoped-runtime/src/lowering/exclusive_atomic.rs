@@ -55,41 +55,54 @@ macro_rules! float {
 
 float!(f32, f64);
 
-/// `new(place, order, scope).fetch_add(value)`, where `new` is
-/// [`AtomicRef::new`] (taken as an argument so that the expression it
-/// replaces type-checks as written).
+/// What makes an `AtomicRef`: [`AtomicRef::new`], taken as an argument so
+/// that the expression the shortcut replaces type-checks as written.
+type NewRef<'a, T> = fn(&'a mut T, MemoryOrder, MemoryScope) -> AtomicRef<'a, T>;
+
+/// `new(place, order, scope).fetch_add(value)`.
 #[inline(always)]
 pub fn exclusive_fetch_add<'a, T: ExclusiveArithmetic>(
-    new: fn(&'a mut T, MemoryOrder, MemoryScope) -> AtomicRef<'a, T>,
+    new: NewRef<'a, T>,
     place: &'a mut T,
     order: MemoryOrder,
     scope: MemoryScope,
     value: T,
 ) -> T {
-    if order == MemoryOrder::Relaxed {
-        let old = *place;
-        *place = old.__plain_add(value);
-        old
-    } else {
-        new(place, order, scope).fetch_add(value)
-    }
+    let atomic = |r: AtomicRef<'a, T>, v| r.fetch_add(v);
+    update(new, place, order, scope, value, T::__plain_add, atomic)
 }
 
-/// `new(place, order, scope).fetch_sub(value)`, as [`exclusive_fetch_add`].
+/// `new(place, order, scope).fetch_sub(value)`.
 #[inline(always)]
 pub fn exclusive_fetch_sub<'a, T: ExclusiveArithmetic>(
-    new: fn(&'a mut T, MemoryOrder, MemoryScope) -> AtomicRef<'a, T>,
+    new: NewRef<'a, T>,
     place: &'a mut T,
     order: MemoryOrder,
     scope: MemoryScope,
     value: T,
 ) -> T {
+    let atomic = |r: AtomicRef<'a, T>, v| r.fetch_sub(v);
+    update(new, place, order, scope, value, T::__plain_sub, atomic)
+}
+
+/// `plain` on `place` if `order` is relaxed, otherwise `atomic` on an
+/// `AtomicRef` to it; either returns the old value.
+#[inline(always)]
+fn update<'a, T: ExclusiveArithmetic>(
+    new: NewRef<'a, T>,
+    place: &'a mut T,
+    order: MemoryOrder,
+    scope: MemoryScope,
+    value: T,
+    plain: impl FnOnce(T, T) -> T,
+    atomic: impl FnOnce(AtomicRef<'a, T>, T) -> T,
+) -> T {
     if order == MemoryOrder::Relaxed {
         let old = *place;
-        *place = old.__plain_sub(value);
+        *place = plain(old, value);
         old
     } else {
-        new(place, order, scope).fetch_sub(value)
+        atomic(new(place, order, scope), value)
     }
 }
 
