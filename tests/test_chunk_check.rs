@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use scoped::prelude::*;
 
 /// Groups of 3 × 20 items: each row is one chunk of 16 lanes and 4 items
-/// after it, or two chunks of 8 and 4 items.
+/// after it.
 const ROWS: usize = 3;
 const COLS: usize = 20;
 
@@ -143,4 +143,109 @@ fn an_out_of_range_read_panics_as_indexing_does() {
         );
     }
     assert!(out[2 * cols..][..COLS].iter().all(|&v| v == -1));
+}
+
+/// Reads whose index moves by one per item run from one window per chunk;
+/// the others (a stride of 2, an index the same for a whole row) send the
+/// chunk down the checked path. Each item also reads back what it wrote,
+/// so lanes that ran in a different order would show.
+#[kernel]
+fn strides(
+    group: WorkGroup<2>,
+    a: &[i64],
+    (n, stride): (usize, usize),
+    mut out: ItemsWindow<'_, i64, 2>,
+) {
+    memory_environment!(group, require_local_mem::<[[i64; COLS]; ROWS]>(), |tile| {
+        distribute_items!(group, |idx| {
+            let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+            let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+            tile[r][col] = a[i * n + j * stride];
+            out[idx] = tile[r][col] + 3 * a[i * n] + 5 * tile[r][col / 2];
+        });
+    });
+}
+
+#[allow(clippy::needless_range_loop)] // written as the kernel is
+fn strides_reference(a: &[i64], n: usize, stride: usize, rows: usize, cols: usize) -> Vec<i64> {
+    let mut out = vec![0; rows * cols];
+    let mut tile = [[0; COLS]; ROWS];
+    for gi in 0..rows / ROWS {
+        for gj in 0..cols / COLS {
+            for r in 0..ROWS {
+                for col in 0..COLS {
+                    let (i, j) = (gi * ROWS + r, gj * COLS + col);
+                    tile[r][col] = a[i * n + j * stride];
+                    out[i * cols + j] = tile[r][col] + 3 * a[i * n] + 5 * tile[r][col / 2];
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn strided_and_uniform_reads_match_a_serial_loop() {
+    let (groups, n) = ((2, 3), 256);
+    let (rows, cols) = (groups.0 * ROWS, groups.1 * COLS);
+    let a = values(n * rows);
+    // Stride 1: every chunk windowed; 0 and 2: none.
+    for stride in [1, 0, 2] {
+        for threads in [1, 2] {
+            let mut out = vec![0; rows * cols];
+            Queue::with_threads(threads)
+                .unwrap()
+                .parallel_with(groups, (ROWS, COLS), ItemsMut::new(&mut out), |g, o| {
+                    strides(g, &a, (n, stride), o)
+                })
+                .unwrap();
+            assert_eq!(
+                out,
+                strides_reference(&a, n, stride, rows, cols),
+                "stride {stride}, {threads} threads"
+            );
+        }
+    }
+}
+
+/// A read whose index wraps past `usize::MAX` to the slice's start.
+#[kernel]
+fn shifted(group: WorkGroup<1>, a: &[i64], shift: usize, mut out: ItemsWindow<'_, i64>) {
+    distribute_items!(group, |idx| {
+        let gid = idx.global_id_dim(0);
+        out[idx] = a[gid + 8 + shift];
+    });
+}
+
+/// In wrapping arithmetic every chunk's indices are consecutive and in
+/// range, but the index as written overflows: debug builds panic as the
+/// body would, release builds read what the wrapped index names, as the
+/// body would.
+#[test]
+fn an_overflowing_index_is_computed_as_written() {
+    let a = values(64);
+    let run = |shift: usize, items: usize| {
+        let mut out = vec![0; items];
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            Queue::with_threads(1).unwrap().parallel_with(
+                1,
+                items,
+                ItemsMut::new(&mut out),
+                |g, o| shifted(g, &a, shift, o),
+            )
+        }));
+        result.map(|r| r.map(|_| out))
+    };
+    // `gid + 8 + shift` is `gid + 2^64`.
+    let result = run(usize::MAX - 7, 32);
+    if cfg!(debug_assertions) {
+        let message = message(&*result.expect_err("no overflow panic"));
+        assert_eq!(message, "attempt to add with overflow");
+    } else {
+        assert_eq!(result.unwrap().unwrap(), a[..32]);
+    }
+    assert_eq!(run(3, 16).unwrap().unwrap(), a[11..27]);
+    // A group shorter than a chunk runs item by item, checked as written.
+    assert_eq!(run(3, 8).unwrap().unwrap(), a[11..19]);
+    assert_eq!(run(60, 8).map(|r| r.is_ok()).ok(), None, "a[68] read");
 }

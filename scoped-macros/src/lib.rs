@@ -299,6 +299,19 @@ collective_macros! {
     ///   a nested loop) nor rebinds the item or a binding from before the
     ///   loop, and names those bindings in no closure or macro.
     ///
+    /// A body that reads a `&[T]` parameter of the kernel at an index made
+    /// of `+`, `-`, `*`, integer literals, item queries and names it only
+    /// reads (`a[(row0 + r) * n + c]` after `let (r, c) =
+    /// (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));`) runs
+    /// in chunks of 16 items along the fastest dimension (the rest of a
+    /// row item by item). A chunk whose reads each move by one element per
+    /// item and lie in their slices (the rows of a tile load) reads one
+    /// array of 16 elements per read,
+    /// with no check per item, and vectorises; any other chunk checks all
+    /// its reads together, then runs its items. Each item still computes
+    /// its indices as written (overflow checks included), reads
+    /// `&a[index]` and panics where indexing would.
+    ///
     /// A loop of at most 16 iterations (its `size_hint`, read before the
     /// items run) keeps the plain loop, where the optimiser unrolls it and
     /// vectorises the item loop; so does a sub-group smaller than `W`.

@@ -80,7 +80,8 @@ pub mod __private {
         body_level, run_kernel_body, run_once, AtBaseline, AtV3, AtV4, BodyLevel,
     };
     pub use crate::lowering::chunk_check::{
-        distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait, index_term,
+        consecutive, distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait,
+        index_term, window, CHUNK_CHECK_LANES,
     };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{

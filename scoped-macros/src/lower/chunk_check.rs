@@ -18,6 +18,15 @@
 //! same whatever it finds. Indexed item by item, a check per read kept the
 //! loop scalar.
 //!
+//! Before that check, a chunk may run windowed: the lowering passes the
+//! body a second argument, `None` in the checked run and `Some((lane,
+//! windows))` in a chunk where every read's index is the first lane's plus
+//! the lane (wrapping) and its `W` elements lie in the slice
+//! (`__private::consecutive`, `__private::window`); there each read
+//! `a[index]` is `windows.k[lane]`, the same element, after computing
+//! `index` as written for its overflow checks. A tile row's loads are then
+//! `W` consecutive copies, which the optimiser vectorises with no check.
+//!
 //! The shape, exactly: the closure takes the item as a plain identifier,
 //! not bound again in the body; a checked read is `name[index]` outside
 //! closures and macros, `name` a parameter of the function declared
@@ -32,7 +41,9 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
 use syn::{BinOp, Expr, Ident, Lit, Pat, Stmt};
 
 use super::group_slice::bound_names;
@@ -69,6 +80,8 @@ pub(crate) fn distribute_items(
         bound: &bound,
         queries: &queries,
         checks: Vec::new(),
+        indices: Vec::new(),
+        read_slices: Vec::new(),
         names: Vec::new(),
     };
     reads.visit_expr(body);
@@ -83,18 +96,97 @@ pub(crate) fn distribute_items(
     };
     let function = Ident::new(function, span);
     let checks = &reads.checks;
-    let closure = super::closure::item_closure(&inv.closure);
+    let (indices, read_slices) = (&reads.indices, &reads.read_slices);
+    let numbers = (0..indices.len()).map(syn::Index::from);
+    let mixed = Span::mixed_site();
+    let (lanes, lane, fast) = (
+        Ident::new("__scoped_lanes", mixed),
+        Ident::new("__scoped_lane", mixed),
+        Ident::new("__scoped_fast", mixed),
+    );
+    let mut closure = inv.closure.clone();
+    let mut windowed = Windowed {
+        reads: &reads,
+        count: 0,
+        fast: &fast,
+    };
+    windowed.visit_expr_mut(&mut closure.body);
+    closure.inputs.push(Pat::Ident(syn::PatIdent {
+        attrs: Vec::new(),
+        by_ref: None,
+        mutability: None,
+        ident: fast.clone(),
+        subpat: None,
+    }));
+    let closure = super::closure::item_closure(&closure);
+    let lanes_const = quote!({ ::scoped::__private::CHUNK_CHECK_LANES });
     Some(quote_spanned! {span=>
-        ::scoped::__private::#function::<{ ::scoped::__private::INTERCHANGE_LANES }, _, _>(
+        ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
             #[inline(always)]
             |#item| {
                 #(#[allow(unused_variables)] #lets)*
                 true #(& (#checks))*
             },
+            #[inline(always)]
+            |#lanes| {
+                let #lane = ::scoped::__private::consecutive::<#lanes_const, _>(
+                    #[inline(always)]
+                    |#lane: usize| {
+                        let #item = #lanes.item(#lane);
+                        #(#[allow(unused_variables)] #lets)*
+                        [#(#indices),*]
+                    },
+                )?;
+                ::core::option::Option::Some((
+                    #(::scoped::__private::window::<#lanes_const, _>(#read_slices, #lane[#numbers])?,)*
+                ))
+            },
             #closure,
         )
     })
+}
+
+/// Rewrites the checked reads of a body (found in the same order as
+/// [`Reads`] finds them) to read, in a chunk's windowed run, lane
+/// `__scoped_lane` of their window instead of indexing the slice.
+struct Windowed<'a, 'r> {
+    reads: &'a Reads<'r>,
+    count: usize,
+    fast: &'a Ident,
+}
+
+impl VisitMut for Windowed<'_, '_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Index(read) = &*expr {
+            if let Some((slice, _, _)) = self.reads.checked(read) {
+                let number = syn::Index::from(self.count);
+                self.count += 1;
+                let index = &read.index;
+                let (fast, mixed) = (self.fast, Span::mixed_site());
+                let (lane, windows) = (
+                    Ident::new("__scoped_lane", mixed),
+                    Ident::new("__scoped_windows", mixed),
+                );
+                // Indexed as written outside windowed runs; in them the
+                // index is still computed, for its overflow checks.
+                *expr = syn::parse_quote_spanned! {read.span()=>
+                    (*match #fast {
+                        ::core::option::Option::Some((#lane, ref #windows)) => {
+                            let _: usize = #index;
+                            &#windows.#number[#lane]
+                        }
+                        ::core::option::Option::None => &#slice[#index],
+                    })
+                };
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// The top-level `let`s of `stmts` that bind names to item queries alone
@@ -147,6 +239,9 @@ struct Reads<'a> {
     /// `index < slice.len()` for each read, the index in wrapping
     /// arithmetic.
     checks: Vec<TokenStream>,
+    /// Each read's index in wrapping arithmetic, and its slice.
+    indices: Vec<TokenStream>,
+    read_slices: Vec<Ident>,
     /// Names from outside the body that the indices read.
     names: Vec<Ident>,
 }
@@ -202,18 +297,33 @@ impl Reads<'_> {
     }
 }
 
-impl<'ast> Visit<'ast> for Reads<'_> {
-    fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
+impl Reads<'_> {
+    /// `read`'s slice, its index in wrapping arithmetic and the names from
+    /// outside the body the index reads, if `read` is a checked read.
+    fn checked(&self, read: &syn::ExprIndex) -> Option<(Ident, TokenStream, Vec<Ident>)> {
         let slice = match peel(&read.expr) {
             Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
             _ => None,
         };
-        if let Some(slice) = slice.filter(|s| self.slices.contains(s)) {
-            let mut outside = Vec::new();
-            if let Some((index, true)) = self.index(&read.index, &mut outside) {
-                self.checks.push(quote!(#index < <[_]>::len(#slice)));
-                self.names.extend(outside);
-            }
+        let slice = slice.filter(|s| self.slices.contains(s))?;
+        let mut outside = Vec::new();
+        match self.index(&read.index, &mut outside)? {
+            (index, true) => Some((slice.clone(), index, outside)),
+            _ => None,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Reads<'_> {
+    fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
+        if let Some((slice, index, outside)) = self.checked(read) {
+            self.checks.push(quote!(#index < <[_]>::len(#slice)));
+            self.indices.push(index);
+            self.read_slices.push(slice);
+            self.names.extend(outside);
+            // Its parts are names, literals and item queries: no read in
+            // them, which keeps the reads' order that of `Windowed`.
+            return;
         }
         syn::visit::visit_expr_index(self, read);
     }
@@ -260,6 +370,9 @@ mod tests {
             let out = lowered(closure).unwrap_or_else(|| panic!("not lowered: {closure}"));
             assert!(out.contains("distribute_items_chunk_checked"), "{out}");
             assert_eq!(out.matches("< < [_] > :: len").count(), checks, "{out}");
+            // One window per read, each read rewritten to use it.
+            assert_eq!(out.matches(":: window ::").count(), checks, "{out}");
+            assert_eq!(out.matches("__scoped_windows .").count(), checks, "{out}");
             assert!(
                 !out.contains(" + ") || out.contains("wrapping_add"),
                 "{out}"
