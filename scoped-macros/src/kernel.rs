@@ -89,6 +89,15 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
             FnArg::Receiver(_) => None,
         })
         .collect();
+    walker.window_params = function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(param) => crate::lower::lane_check::window_param(param),
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
     walker.visit_block_mut(&mut function.block);
     errors.extend(walker.errors);
     if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {
@@ -433,6 +442,51 @@ mod tests {
         );
         assert!(lowered.contains("distribute_items_sliced"), "{lowered}");
         assert!(!lowered.contains("compile_error"), "{lowered}");
+    }
+
+    #[test]
+    fn sub_slices_and_chunk_windows_are_checked_ahead_in_interchanged_loops() {
+        let kernel = quote! {
+            fn k(group: WorkGroup<2, 16>, a: &[f32], g: &[f32], mut out: ChunkWindow<'_, f32>) {
+                let n = g.len();
+                distribute_groups!(group, |sg| {
+                    let row = sg.group_id_dim(0);
+                    let x = &a[row * n..][..n];
+                    distribute_items!(sg, |idx| {
+                        let lane = idx.innermost_local_id_dim(1);
+                        let mut sum = 0.0f32;
+                        for k in 0..n / 16 {
+                            let c = k * 16 + lane;
+                            sum += x[c] * g[c];
+                            out[row * n + c] = sum;
+                        }
+                    });
+                });
+            }
+        };
+        let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
+        assert!(!lowered.contains("compile_error"), "{lowered}");
+        // Per level: the slices `x` (local) and `g`, and the window `out`.
+        assert_eq!(
+            lowered.matches("__scoped_fits_2 &=").count(),
+            3,
+            "{lowered}"
+        );
+        assert_eq!(
+            lowered.matches("< < [_] > :: len (x)").count(),
+            3,
+            "{lowered}"
+        );
+        assert_eq!(
+            lowered.matches("< < [_] > :: len (g)").count(),
+            3,
+            "{lowered}"
+        );
+        assert_eq!(
+            lowered.matches("out . __index_fits").count(),
+            3,
+            "{lowered}"
+        );
     }
 
     #[test]

@@ -331,6 +331,15 @@ collective_macros! {
     /// `let`s of item queries alone (`let (r, c) = (idx.local_id_dim(&g,
     /// 0), ..)`) run again for each lane where they are used, rather than
     /// being kept in the lanes. Any other body runs the plain loop.
+    ///
+    /// Inside the loop, reads `name[index]` of a shared-slice parameter, of
+    /// a slice taken from one by ranges (`let x = &a[r..][..n];`) or of a
+    /// `ChunkWindow` parameter have their bounds checked once per step for
+    /// the `W` lanes, without a branch per lane, when `index` is `+`, `-`,
+    /// `*` of integer literals, item queries, names of the loop's pattern,
+    /// top-level `let`s of the loop body made the same way, and names from
+    /// outside the body (a slice's index not a lone name other than a
+    /// query). The lanes then run as written, in either case.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.

@@ -26,6 +26,8 @@ pub(crate) struct Walker {
     replaced: usize,
     /// The function's shared-slice parameters (`lower::group_slice`).
     pub(crate) slice_params: Vec<syn::Ident>,
+    /// The function's `ChunkWindow` parameters (`lower::lane_check`).
+    pub(crate) window_params: Vec<syn::Ident>,
 }
 
 impl Walker {
@@ -35,6 +37,7 @@ impl Walker {
             errors: Vec::new(),
             replaced: 0,
             slice_params: Vec::new(),
+            window_params: Vec::new(),
         }
     }
 
@@ -139,8 +142,29 @@ impl Walker {
             })
             .cloned()
             .collect();
+        let mut indexed: Vec<lower::Indexed> = slices
+            .iter()
+            .chain(&self.ctx.slice_locals())
+            .map(lower::Indexed::slice)
+            .collect();
+        indexed.extend(
+            self.window_params
+                .iter()
+                .filter(|w| {
+                    self.ctx
+                        .lookup(w)
+                        .is_some_and(|b| b.kind == BindingKind::Param)
+                })
+                .map(lower::Indexed::chunk_window),
+        );
         Some(
-            syn::parse2(lower::invocation(&inv, &self.ctx.generics, &slices)).unwrap_or_else(|e| {
+            syn::parse2(lower::invocation(
+                &inv,
+                &self.ctx.generics,
+                &slices,
+                &indexed,
+            ))
+            .unwrap_or_else(|e| {
                 let tokens = e.to_compile_error();
                 syn::parse_quote!({ #tokens })
             }),
@@ -318,6 +342,49 @@ impl Walker {
             _ => self.ctx.local(check::let_storage(&self.ctx, pat, ty, init)),
         };
         self.ctx.bind_pat(pat, &kind, divergent.as_ref());
+        if let (Pat::Ident(p), Some(init)) = (pat, init) {
+            if p.by_ref.is_none() && p.subpat.is_none() && ty.is_none() && self.sub_slice(init) {
+                self.ctx.mark_slice(&p.ident);
+            }
+        }
+    }
+
+    /// Whether `expr` is a shared slice taken from a known one by ranges:
+    /// `&a[r..]`, `&a[r..][..n]`, `&x[..]` with `a` a shared-slice
+    /// parameter and `x` such a local, as written here.
+    fn sub_slice(&self, expr: &Expr) -> bool {
+        let Expr::Reference(reference) = expr else {
+            return false;
+        };
+        if reference.mutability.is_some() {
+            return false;
+        }
+        let mut inner = &*reference.expr;
+        let mut ranges = 0;
+        while let Expr::Index(index) = inner {
+            if !matches!(&*index.index, Expr::Range(_)) {
+                return false;
+            }
+            ranges += 1;
+            inner = &index.expr;
+        }
+        let Expr::Path(path) = inner else {
+            return false;
+        };
+        let Some(name) = path.path.get_ident().filter(|_| path.qself.is_none()) else {
+            return false;
+        };
+        ranges > 0 && self.known_slice(name)
+    }
+
+    /// Whether `name` here is a shared-slice parameter or a local marked
+    /// as a slice.
+    fn known_slice(&self, name: &syn::Ident) -> bool {
+        match self.ctx.lookup(name) {
+            Some(b) if b.kind == BindingKind::Param => self.slice_params.contains(name),
+            Some(b) => b.slice,
+            None => false,
+        }
     }
 }
 

@@ -363,6 +363,16 @@ impl<T> ChunkWindow<'_, T> {
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
 
+    /// Whether indexing at `index` stays in the chunk, without panicking:
+    /// the check interchanged item loops fold over their lanes ahead of
+    /// the writes.
+    #[doc(hidden)]
+    #[inline(always)]
+    #[must_use]
+    pub fn __index_fits(&self, index: usize) -> bool {
+        index.wrapping_sub(self.start) < self.len
+    }
+
     #[inline(always)]
     #[track_caller]
     fn offset(&self, index: usize) -> usize {

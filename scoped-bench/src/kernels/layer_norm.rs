@@ -25,13 +25,12 @@
 //!   of lane accumulators, combined as the same tree, and normalised in a
 //!   plain loop.
 //!
-//! Both `scoped` variants run several times the peer's time: the
-//! interchanged sums stay 16 scalar adds per step (the lanes' reads are
-//! not seen as one vector), and the normalising loop writes through a
-//! checked `ChunkWindow` index. The shuffles themselves are one
-//! `vpermilps`/`vpermilpd`/`vpermpd`/`vshuff64x2` each at v4; the item
-//! loops `s[idx] += t[idx]` around them stay scalar, the private memory's
-//! checks reloaded after every store.
+//! Both `scoped` variants run behind the peer: the interchanged row sums
+//! run as 8-lane `vaddps`/`vfmadd231ps` (their reads checked once per
+//! step for all lanes) and the butterfly's shuffles and adds are one
+//! vector instruction each, but the normalising loop stays scalar: the
+//! lanes' indices reach it as elements of a vector the optimiser made
+//! for the checks, not as consecutive ids.
 
 use rayon::prelude::*;
 use scoped::prelude::*;

@@ -19,7 +19,7 @@ mod scope;
 pub(crate) use collectives::CollectiveCall;
 pub(crate) use divergence::{Cause, Divergence};
 pub(crate) use rules::{Form, Site};
-pub(crate) use scope::{let_storage, pat_ident, BindingKind, Context, Storage};
+pub(crate) use scope::{let_storage, pat_ident, pat_names, BindingKind, Context, Storage};
 
 pub(crate) mod calls {
     //! Recognising collective calls.

@@ -47,6 +47,9 @@ pub(crate) struct Binding {
     /// Set if the value depends on the physical item (`leader()`,
     /// physical ids): conditions on it diverge.
     pub(crate) divergent: Option<Divergence>,
+    /// Set for a local known by its syntax to be a shared slice
+    /// (`let x = &a[r..][..n];` of a shared-slice parameter `a`).
+    pub(crate) slice: bool,
 }
 
 /// The part of a [`Context`] that [`Context::restore`] brings back.
@@ -120,7 +123,34 @@ impl Context {
             name,
             kind,
             divergent,
+            slice: false,
         });
+    }
+
+    /// Marks the innermost binding of `name` as a shared slice.
+    pub(crate) fn mark_slice(&mut self, name: &Ident) {
+        if let Some(binding) = self
+            .scopes
+            .iter_mut()
+            .rev()
+            .flat_map(|scope| scope.iter_mut().rev())
+            .find(|binding| binding.name == *name)
+        {
+            binding.slice = true;
+        }
+    }
+
+    /// The locals in scope here marked as shared slices, each the binding
+    /// its name refers to.
+    pub(crate) fn slice_locals(&self) -> Vec<Ident> {
+        let mut names: Vec<Ident> = Vec::new();
+        for binding in self.scopes.iter().flatten() {
+            if binding.slice && !names.contains(&binding.name) {
+                names.push(binding.name.clone());
+            }
+        }
+        names.retain(|name| self.lookup(name).is_some_and(|b| b.slice));
+        names
     }
 
     /// Binds every name `pat` introduces.

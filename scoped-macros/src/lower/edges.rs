@@ -51,14 +51,15 @@ use super::item_syntax::{local_id, peel, query, LocalId};
 use crate::check::group_ident;
 use crate::parse::Invocation;
 
-/// The edge lowering of `inv`, if it has the shape above; `generics` and
-/// `slices` as for [`super::invocation`]. `inv.closure.body` is already
+/// The edge lowering of `inv`, if it has the shape above; `generics`,
+/// `slices` and `indexed` as for [`super::invocation`]. `inv.closure.body` is already
 /// lowered.
 pub(crate) fn distribute_items(
     inv: &Invocation,
     group: &Expr,
     generics: &[Ident],
     slices: &[Ident],
+    indexed: &[super::Indexed],
 ) -> Option<TokenStream> {
     let (item, stmts) = plain_item_block(inv)?;
     let group_name = group_ident(group);
@@ -122,7 +123,7 @@ pub(crate) fn distribute_items(
     let mut parts = Vec::new();
     if !plain.is_empty() {
         let first = part(plain.iter().collect());
-        parts.push(super::invocation(&first, generics, slices));
+        parts.push(super::invocation(&first, generics, slices, indexed));
     }
     for (at, (stmt, edge)) in guarded.iter().zip(&edges).enumerate() {
         let last = at + 1 == edges.len();
@@ -256,7 +257,7 @@ mod tests {
     fn lowered(closure: &str) -> Option<String> {
         let (inv, group) = crate::lower::distribute_items_on_g(closure);
         let slices = [format_ident!("a")];
-        distribute_items(&inv, &group, &[], &slices).map(|t| t.to_string())
+        distribute_items(&inv, &group, &[], &slices, &[]).map(|t| t.to_string())
     }
 
     #[test]

@@ -57,8 +57,11 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, ExprForLoop, Ident, Pat, ReturnType, Stmt, UnOp};
 
+use super::group_slice::bound_names;
 use super::item_syntax::{peel, query, rooted_in};
+use super::lane_check::{lane_checks, Indexed, LaneChecks};
 use crate::check::pat_ident;
+use crate::check::pat_names;
 use crate::parse::{Collective, Invocation};
 
 /// The item's name and the statements of a `distribute_items!` whose
@@ -91,7 +94,13 @@ pub(super) fn plain_item_block(inv: &Invocation) -> Option<(Ident, &[Stmt])> {
 
 /// The interchanged lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
-pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+/// `indexed` are the names whose reads the loop checks ahead
+/// (`lane_check.rs`).
+pub(crate) fn distribute_items(
+    inv: &Invocation,
+    group: &Expr,
+    indexed: &[Indexed],
+) -> Option<TokenStream> {
     let (item, stmts) = plain_item_block(inv)?;
     let shape = stmts.iter().enumerate().find_map(|(at, stmt)| match stmt {
         Stmt::Expr(Expr::ForLoop(looped), _) => {
@@ -99,7 +108,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         }
         _ => None,
     })?;
-    Some(shape.lower(inv, group))
+    Some(shape.lower(inv, group, indexed))
 }
 
 /// A body split around its loop, and the bindings the loop and the
@@ -113,6 +122,8 @@ struct Shape<'a> {
     /// ..)`), run again where the loop or the suffix needs them: a lane
     /// then sees its ids as the chunk's first plus the lane, consecutive.
     queries: Vec<&'a Stmt>,
+    /// The names `queries` bind.
+    query_names: Vec<Ident>,
     /// Bindings from the prefix that the loop uses, and whether each is `mut`.
     in_loop: Vec<(Ident, bool)>,
     /// Bindings from the prefix that the suffix uses.
@@ -178,6 +189,7 @@ impl<'a> Shape<'a> {
             item,
             prefix,
             queries,
+            query_names,
             looped,
             suffix,
             in_loop,
@@ -187,7 +199,7 @@ impl<'a> Shape<'a> {
         (shape.stored().len() <= 12).then_some(shape)
     }
 
-    fn lower(&self, inv: &Invocation, group: &Expr) -> TokenStream {
+    fn lower(&self, inv: &Invocation, group: &Expr, indexed: &[Indexed]) -> TokenStream {
         let span = inv.name.span();
         let mixed = Span::mixed_site();
         let chunk = format_ident!("__scoped_chunk", span = mixed);
@@ -269,6 +281,58 @@ impl<'a> Shape<'a> {
         Deref { names: &lane_names }.visit_block_mut(&mut body);
         let body = &body.stmts;
         let ExprForLoop { pat, expr, .. } = self.looped;
+        let mut lane_loop = quote! {
+            #[allow(clippy::needless_range_loop)]
+            for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
+                #loop_item
+                #(#[allow(unused_variables)] #loop_queries)*
+                #(#in_loop)*
+                #(#body)*
+            }
+        };
+        let mut pattern = Vec::new();
+        pat_names(pat, &mut pattern);
+        let bound = bound_names(&inv.closure.body);
+        let checks = lane_checks(
+            &self.looped.body,
+            indexed,
+            item,
+            &self.query_names,
+            &pattern,
+            &bound,
+        );
+        if let Some(LaneChecks { lets, checks }) = checks {
+            // Each iteration folds its lanes' index checks, then runs the
+            // lanes in one of two identical copies (`lane_check.rs`).
+            // One fold per read, each of `W` comparisons, and one branch
+            // per fold (`&&`): the optimiser finds each lane's comparison
+            // under the branch of its fold, not at the end of one long
+            // chain of `&` (layer norm's normalising loop, 4 reads of 8
+            // lanes, kept every check).
+            let fits: Vec<Ident> = (0..checks.len())
+                .map(|n| format_ident!("__scoped_fits_{}", n, span = mixed))
+                .collect();
+            let (check_needs_item, check_queries) =
+                requery(lets.iter().chain(&checks).cloned().collect());
+            let check_item = check_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
+            lane_loop = quote! {
+                #(let mut #fits = true;)*
+                for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
+                    #check_item
+                    #(#[allow(unused_variables)] #check_queries)*
+                    #(#lets)*
+                    #(#fits &= #checks;)*
+                }
+                // The copy for a failed fold starts with an opaque call, so
+                // that the optimiser cannot merge the two and forget the folds.
+                if true #(&& #fits)* {
+                    #lane_loop
+                } else {
+                    ::core::hint::black_box(());
+                    #lane_loop
+                }
+            };
+        }
         let function = if inv.wait {
             "distribute_items_interchanged_and_wait"
         } else {
@@ -306,13 +370,7 @@ impl<'a> Shape<'a> {
                             ),
                         );
                         for #pat in #expr {
-                            #[allow(clippy::needless_range_loop)]
-                            for #lane in 0..::scoped::__private::INTERCHANGE_LANES {
-                                #loop_item
-                                #(#[allow(unused_variables)] #loop_queries)*
-                                #(#in_loop)*
-                                #(#body)*
-                            }
+                            #lane_loop
                         }
                         #suffix_loop
                     }
@@ -911,7 +969,7 @@ mod tests {
     /// or `None` if it keeps the plain loop.
     fn lowered(closure: &str) -> Option<String> {
         let (inv, group) = crate::lower::distribute_items_on_g(closure);
-        distribute_items(&inv, &group).map(|t| t.to_string())
+        distribute_items(&inv, &group, &[]).map(|t| t.to_string())
     }
 
     #[test]
@@ -1082,5 +1140,45 @@ mod tests {
         ] {
             assert!(lowered(closure).is_none(), "interchanged: {closure}");
         }
+    }
+}
+
+#[cfg(test)]
+mod lane_check_tests {
+    use quote::format_ident;
+
+    use super::*;
+
+    /// The lowering with the slices `x`, `g` and the chunk window `out` in
+    /// scope.
+    fn lowered(closure: &str) -> Option<String> {
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
+        let indexed = [
+            Indexed::slice(&format_ident!("x")),
+            Indexed::slice(&format_ident!("g")),
+            Indexed::chunk_window(&format_ident!("out")),
+        ];
+        distribute_items(&inv, &group, &indexed).map(|t| t.to_string())
+    }
+
+    #[test]
+    fn reads_in_the_loop_are_checked_ahead_for_every_lane() {
+        let out = lowered(
+            "|idx| {
+                let lane = idx.innermost_local_id_dim(1);
+                let mut sum = 0.0f32;
+                for k in 0..chunks {
+                    let c = k * S + lane;
+                    sum += x[k * S + lane] * g[c];
+                    out[row * n + c] = sum;
+                }
+                m[idx] = sum;
+            }",
+        )
+        .expect("interchanged");
+        assert!(out.contains("__scoped_fits_0"), "{out}");
+        // `x`, `g` and `out`, each folded on its own.
+        assert!(out.contains("__scoped_fits_2 &="), "{out}");
+        assert!(!out.contains("__scoped_fits_3"), "{out}");
     }
 }

@@ -12,10 +12,10 @@
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
-//!   item, run with the items inside it), [`chunk_check`] (slice reads
-//!   at computed indices, checked a chunk at a time), [`edges`]
-//!   (statements for the items on one edge, run on that edge alone) and
-//!   [`grid_stride`]
+//!   item, run with the items inside it, its index reads checked ahead
+//!   by [`lane_check`]), [`chunk_check`] (slice reads at computed
+//!   indices, checked a chunk at a time), [`edges`] (statements for the
+//!   items on one edge, run on that edge alone) and [`grid_stride`]
 //!   (a grid-stride loop, run in rounds across the items), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
@@ -33,6 +33,7 @@ mod guard;
 mod interchange;
 mod item_copy;
 pub(crate) mod item_syntax;
+pub(crate) mod lane_check;
 mod memory;
 mod read_only;
 
@@ -40,6 +41,7 @@ use proc_macro2::TokenStream;
 use syn::{Expr, Ident};
 
 pub(crate) use const_checks::group_shape;
+pub(crate) use lane_check::Indexed;
 pub(crate) use read_only::read_only;
 
 use crate::parse::{Collective, Invocation};
@@ -47,14 +49,20 @@ use crate::parse::{Collective, Invocation};
 /// The expression that replaces `inv`, in a function with the type and
 /// const parameters `generics`; `slices` are the shared-slice parameters
 /// in scope where it is (see [`group_slice`]).
-pub(crate) fn invocation(inv: &Invocation, generics: &[Ident], slices: &[Ident]) -> TokenStream {
+/// `indexed` are the names whose index reads `lane_check` may check ahead.
+pub(crate) fn invocation(
+    inv: &Invocation,
+    generics: &[Ident],
+    slices: &[Ident],
+    indexed: &[Indexed],
+) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => guard::distribute_items(inv, group)
-            .or_else(|| edges::distribute_items(inv, group, generics, slices))
+            .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
             .or_else(|| item_copy::distribute_items(inv, group))
             .or_else(|| grid_stride::distribute_items(inv, group))
-            .or_else(|| interchange::distribute_items(inv, group))
+            .or_else(|| interchange::distribute_items(inv, group, indexed))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .or_else(|| chunk_check::distribute_items(inv, group, slices))
             .unwrap_or_else(|| closure::call(inv, group)),

@@ -18,7 +18,6 @@
 //! work group of 100 items), for values wider than 16 bytes, and under the
 //! cargo feature `scalar-algorithms`.
 
-use std::array;
 use std::convert::Infallible;
 use std::mem::size_of;
 
@@ -101,13 +100,13 @@ fn xor_fixed<T: Copy, const N: usize>(src: &[T; N], dst: &mut [T; N], mask: usiz
         16 => *dst = xor_const::<T, N, 16>(src),
         32 => *dst = xor_const::<T, N, 32>(src),
         // `mask < N`, so `i ^ mask < N`: the `%` only tells the optimiser.
-        _ => *dst = array::from_fn(|i| src[(i ^ mask) % N]),
+        _ => *dst = lanes(|i| src[(i ^ mask) % N]),
     }
 }
 
 #[inline(always)]
 fn xor_const<T: Copy, const N: usize, const M: usize>(src: &[T; N]) -> [T; N] {
-    array::from_fn(|i| src[(i ^ M) % N])
+    lanes(|i| src[(i ^ M) % N])
 }
 
 /// `dst[i] = src[i + delta]` for every `i + delta < src.len()`; the last
@@ -179,13 +178,15 @@ shift_fixed!(shift_right_fixed, shift_right_const, shift_right_scalar);
 #[inline(always)]
 fn shift_left_const<T: Copy, const N: usize, const D: usize>(src: &[T; N], dst: &mut [T; N]) {
     // Branch-free lanes: a lane past the end takes its own old value.
-    *dst = array::from_fn(|i| if i + D < N { src[(i + D) % N] } else { dst[i] });
+    let old = *dst;
+    *dst = lanes(|i| if i + D < N { src[(i + D) % N] } else { old[i] });
 }
 
 /// [`shift_right`] by the constant `D < N`.
 #[inline(always)]
 fn shift_right_const<T: Copy, const N: usize, const D: usize>(src: &[T; N], dst: &mut [T; N]) {
-    *dst = array::from_fn(|i| if i >= D { src[(i + N - D) % N] } else { dst[i] });
+    let old = *dst;
+    *dst = lanes(|i| if i >= D { src[(i + N - D) % N] } else { old[i] });
 }
 
 /// `dst[i] = src[linear(ids[i])]` for every `i`; calls `outside(i, id)`
@@ -235,14 +236,22 @@ fn select_fixed<T: Copy, I: Copy, const N: usize>(
 ) {
     // All ids are checked first, branch-free, so that the check and the
     // copy are each one vector loop.
-    let remote: [usize; N] = array::from_fn(|i| linear(ids[i]).unwrap_or(usize::MAX));
+    let remote: [usize; N] = lanes(|i| linear(ids[i]).unwrap_or(usize::MAX));
     if remote.iter().fold(false, |bad, &r| bad | (r >= N)) {
         let i = remote.iter().position(|&r| r >= N).unwrap_or(0);
         outside(i, ids[i]);
     }
     // Every id is below `N`: the `%` only tells the optimiser, which then
     // gathers or permutes without checks.
-    *dst = array::from_fn(|i| src[remote[i] % N]);
+    *dst = lanes(|i| src[remote[i] % N]);
+}
+
+/// `[f(0), f(1), …, f(N - 1)]`, as a plain loop that is always inlined:
+/// `array::from_fn` stayed out of line (`try_from_fn`) in builds with no
+/// flags, so an AVX-512 kernel ran its shuffles at the baseline level.
+#[inline(always)]
+fn lanes<T: Copy, const N: usize>(f: impl Fn(usize) -> T) -> [T; N] {
+    crate::lowering::interchange::lane_array(f)
 }
 
 /// `values` as an array; its length is `N` (the dispatch matched it).

@@ -10,7 +10,7 @@
 //! group) run the plain body, one after the other. Each item still runs
 //! its own statements in its own order.
 
-use std::mem::MaybeUninit;
+use std::mem::{ManuallyDrop, MaybeUninit};
 
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
@@ -79,7 +79,7 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
     /// The `W` items, in lane order.
     #[inline(always)]
     pub fn items(&self) -> [SItem<D>; W] {
-        std::array::from_fn(|lane| self.item(lane))
+        lane_array(|lane| self.item(lane))
     }
 }
 
@@ -123,8 +123,11 @@ pub fn distribute_items_interchanged_and_wait<const W: usize, G: ScopedGroup<D>,
 #[inline(always)]
 pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
     let mut lanes = [const { MaybeUninit::<T>::uninit() }; W];
-    for (lane, slot) in lanes.iter_mut().enumerate() {
-        slot.write(f(lane));
+    // Indices, not `iter_mut().enumerate()`: no iterator adaptor to leave
+    // out of line at the baseline level.
+    #[allow(clippy::needless_range_loop)]
+    for lane in 0..W {
+        lanes[lane].write(f(lane));
     }
     // SAFETY: the loop wrote all `W` slots; `MaybeUninit<T>` has the
     // layout of `T`, so `[MaybeUninit<T>; W]` has that of `[T; W]`, and
@@ -167,15 +170,16 @@ macro_rules! lane_tuples {
             type Lanes = ($([$t; W],)+);
             #[inline(always)]
             fn __unzip(self) -> Self::Lanes {
-                let tuples = self.map(MaybeUninit::new);
+                // Never dropped: every field moves out below.
+                let tuples = ManuallyDrop::new(self);
                 ($(
-                    std::array::from_fn(|lane| {
+                    lane_array(|lane| {
                         // SAFETY: `tuples` holds `W` initialised tuples and
-                        // is never dropped (`MaybeUninit`); `from_fn` calls
-                        // this once per lane, and each field is read by
-                        // one `from_fn` alone, so every field moves out
+                        // is never dropped; `lane_array` calls this once
+                        // per lane, and each field is read by one
+                        // `lane_array` alone, so every field moves out
                         // exactly once.
-                        unsafe { std::ptr::read(&(*tuples[lane].as_ptr()).$n) }
+                        unsafe { std::ptr::read(&tuples[lane].$n) }
                     }),
                 )+)
             }
@@ -186,12 +190,13 @@ macro_rules! lane_tuples {
             #[inline(always)]
             fn __rezip(self) -> Self::Items {
                 let ($($v,)+) = self;
-                $(let $v = $v.map(MaybeUninit::new);)+
-                std::array::from_fn(|lane| {
+                // Never dropped: every value moves out below.
+                $(let $v = ManuallyDrop::new($v);)+
+                lane_array(|lane| {
                     // SAFETY: every array holds `W` initialised values and
-                    // is never dropped (`MaybeUninit`); `from_fn` calls
-                    // this once per lane, so each value moves out once.
-                    unsafe { ($($v[lane].assume_init_read(),)+) }
+                    // is never dropped; `lane_array` calls this once per
+                    // lane, so each value moves out once.
+                    unsafe { ($(std::ptr::read(&$v[lane]),)+) }
                 })
             }
         }

@@ -1,0 +1,288 @@
+//! The index checks of an interchanged loop (`interchange.rs`), made
+//! ahead of each iteration for all `W` lanes at once.
+//!
+//! Inside an interchanged loop every lane reads `x[k * S + lane]`, and
+//! each read checks its index: a branch per lane, which kept the lanes
+//! scalar (layer norm's row sums: 16 `vaddss` and 16 compares per step).
+//! Each iteration now first folds the same comparisons over its lanes
+//! without a branch, then runs the lanes in one of two identical copies;
+//! in the first the optimiser knows every comparison to hold, drops the
+//! checks and vectorises. The fold only steers the optimiser: the lanes
+//! run the same code, in the same order, whatever it finds, so a fold that
+//! reads a stale value or misses a read changes nothing but speed. It is
+//! written so that it cannot panic (wrapping arithmetic) and compiles
+//! wherever the loop does.
+//!
+//! The reads checked, exactly: `name[index]` anywhere in the loop body
+//! outside closures and items, `name` a shared slice (a `&[T]` parameter
+//! or a local bound as `let x = &a[r..]...` of one, see `walk.rs`) or a
+//! `ChunkWindow` parameter, not bound again in the item body; `index`
+//! made of `+`, `-`, `*`, parentheses, integer literals, casts `as usize`
+//! of names, item queries and names: names bound by the prefix's query
+//! `let`s, by the loop's pattern, by a top-level `let NAME = index;` of the
+//! loop body (bound once in the item body, not `mut`), or outside the item
+//! body. A slice's index must be an integer expression by its syntax (an
+//! operator, a literal, a cast, a query), as a lone name may be a range.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::visit::Visit;
+use syn::{BinOp, Block, Expr, Ident, Lit, Pat, Stmt, Type};
+
+use super::item_syntax::{peel, query};
+
+/// How a name's index reads are bounded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Bound {
+    /// A shared slice: `index < len`.
+    Slice,
+    /// A `ChunkWindow`: `index - start < len`.
+    ChunkWindow,
+}
+
+/// A name in scope whose index reads an interchanged loop may check
+/// ahead.
+#[derive(Clone, Debug)]
+pub(crate) struct Indexed {
+    name: Ident,
+    bound: Bound,
+}
+
+impl Indexed {
+    /// A shared slice.
+    pub(crate) fn slice(name: &Ident) -> Self {
+        Indexed {
+            name: name.clone(),
+            bound: Bound::Slice,
+        }
+    }
+
+    /// A `ChunkWindow`.
+    pub(crate) fn chunk_window(name: &Ident) -> Self {
+        Indexed {
+            name: name.clone(),
+            bound: Bound::ChunkWindow,
+        }
+    }
+}
+
+/// The name of a `ChunkWindow<..>` parameter (`mut` or not).
+pub(crate) fn window_param(param: &syn::PatType) -> Option<Ident> {
+    let Pat::Ident(p) = &*param.pat else {
+        return None;
+    };
+    let Type::Path(path) = &*param.ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    (p.by_ref.is_none()
+        && p.subpat.is_none()
+        && path.qself.is_none()
+        && last.ident == "ChunkWindow")
+        .then(|| p.ident.clone())
+}
+
+/// What a lane runs to check its reads: the loop body's `let`s the
+/// checks use (in wrapping arithmetic), and the checks.
+pub(super) struct LaneChecks {
+    pub(super) lets: Vec<TokenStream>,
+    pub(super) checks: Vec<TokenStream>,
+}
+
+/// The checks of the reads in `body`, the body of an interchanged loop;
+/// `item` is the item's name, `queries` the names the prefix binds to item
+/// queries, `pattern` the names the loop's pattern binds, `bound` every
+/// name bound in the item body (with repeats). `None` if nothing is
+/// checked.
+pub(super) fn lane_checks(
+    body: &Block,
+    indexed: &[Indexed],
+    item: &Ident,
+    queries: &[Ident],
+    pattern: &[Ident],
+    bound: &[Ident],
+) -> Option<LaneChecks> {
+    let indexed: Vec<&Indexed> = indexed
+        .iter()
+        .filter(|i| !bound.contains(&i.name) && i.name != *item)
+        .collect();
+    if indexed.is_empty() {
+        return None;
+    }
+    // The loop body's top-level `let NAME = index;`, bound once.
+    let mut lets: Vec<(Ident, &Expr)> = Vec::new();
+    for stmt in &body.stmts {
+        let Stmt::Local(local) = stmt else { continue };
+        let (Pat::Ident(p), Some(init)) = (&local.pat, &local.init) else {
+            continue;
+        };
+        let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+        if plain
+            && init.diverge.is_none()
+            && local.attrs.is_empty()
+            && bound.iter().filter(|b| **b == p.ident).count() == 1
+        {
+            lets.push((p.ident.clone(), &init.expr));
+        }
+    }
+    let mut reads = Reads {
+        item,
+        indexed,
+        queries,
+        pattern,
+        bound,
+        lets: &lets,
+        used_lets: Vec::new(),
+        checks: Vec::new(),
+    };
+    reads.visit_block(body);
+    if reads.checks.is_empty() {
+        return None;
+    }
+    // The `let`s in the body's order, each in wrapping arithmetic.
+    let mut out = Vec::new();
+    for (name, init) in &lets {
+        if reads.used_lets.contains(name) {
+            let Term { tokens, .. } = reads.term(init, 0)?;
+            let name = Ident::new(&format!("__scoped_check_{name}"), Span::mixed_site());
+            out.push(quote!(let #name: usize = #tokens;));
+        }
+    }
+    Some(LaneChecks {
+        lets: out,
+        checks: reads.checks,
+    })
+}
+
+/// An index term: its tokens (a `usize`), and whether its syntax makes
+/// it an integer (an operator, a literal, a cast, a query).
+struct Term {
+    tokens: TokenStream,
+    integer: bool,
+}
+
+struct Reads<'a> {
+    item: &'a Ident,
+    indexed: Vec<&'a Indexed>,
+    queries: &'a [Ident],
+    pattern: &'a [Ident],
+    bound: &'a [Ident],
+    lets: &'a [(Ident, &'a Expr)],
+    /// The `lets` the checks read.
+    used_lets: Vec<Ident>,
+    checks: Vec<TokenStream>,
+}
+
+impl Reads<'_> {
+    /// `index` as a `usize` in wrapping arithmetic, or `None` if it is
+    /// not of the shape above; `depth` bounds the `let`s followed.
+    fn term(&mut self, index: &Expr, depth: usize) -> Option<Term> {
+        let mixed = Span::mixed_site();
+        if depth > 8 {
+            return None;
+        }
+        match index {
+            Expr::Paren(p) => self.term(&p.expr, depth),
+            Expr::Group(g) => self.term(&g.expr, depth),
+            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
+                Some(Term {
+                    tokens: quote!((#lit as usize)),
+                    integer: true,
+                })
+            }
+            Expr::Cast(cast)
+                if cast.attrs.is_empty()
+                    && matches!(&*cast.ty, Type::Path(t) if t.qself.is_none() && t.path.is_ident("usize")) =>
+            {
+                // A cast never panics; the name's own type is the user's.
+                let name = self.name(peel(&cast.expr))?;
+                Some(Term {
+                    tokens: quote_spanned!(mixed=> (#name as usize)),
+                    integer: true,
+                })
+            }
+            Expr::Path(_) => {
+                let name = self.name(index)?;
+                if let Some((_, init)) = self.lets.iter().find(|(n, _)| *n == name) {
+                    let init = *init;
+                    let inner = self.term(init, depth + 1)?;
+                    if !self.used_lets.contains(&name) {
+                        self.used_lets.push(name.clone());
+                    }
+                    let local = Ident::new(&format!("__scoped_check_{name}"), Span::mixed_site());
+                    return Some(Term {
+                        tokens: quote!(#local),
+                        integer: inner.integer,
+                    });
+                }
+                let known = self.queries.contains(&name)
+                    || self.pattern.contains(&name)
+                    || !self.bound.contains(&name) && name != *self.item;
+                known.then(|| Term {
+                    tokens: quote_spanned!(mixed=> ::scoped::__private::index_term(#name)),
+                    integer: self.queries.contains(&name),
+                })
+            }
+            Expr::Binary(b) if b.attrs.is_empty() => {
+                let op = match b.op {
+                    BinOp::Add(_) => quote!(wrapping_add),
+                    BinOp::Sub(_) => quote!(wrapping_sub),
+                    BinOp::Mul(_) => quote!(wrapping_mul),
+                    _ => return None,
+                };
+                let left = self.term(&b.left, depth)?.tokens;
+                let right = self.term(&b.right, depth)?.tokens;
+                Some(Term {
+                    tokens: quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
+                    integer: true,
+                })
+            }
+            e => {
+                query(e, self.item)?;
+                Some(Term {
+                    tokens: quote_spanned!(mixed=> ::scoped::__private::index_term(#e)),
+                    integer: true,
+                })
+            }
+        }
+    }
+
+    /// The plain name `expr` is, if it is one.
+    fn name(&self, expr: &Expr) -> Option<Ident> {
+        match expr {
+            Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
+                path.path.get_ident().cloned()
+            }
+            _ => None,
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Reads<'_> {
+    fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
+        let target = match peel(&read.expr) {
+            Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+            _ => None,
+        };
+        let indexed = target.and_then(|t| self.indexed.iter().find(|i| i.name == *t).copied());
+        if let Some(indexed) = indexed {
+            let used = self.used_lets.len();
+            match self.term(&read.index, 0) {
+                Some(term) if term.integer || indexed.bound == Bound::ChunkWindow => {
+                    let (name, index) = (&indexed.name, term.tokens);
+                    self.checks.push(match indexed.bound {
+                        Bound::Slice => quote!(#index < <[_]>::len(#name)),
+                        Bound::ChunkWindow => quote!(#name.__index_fits(#index)),
+                    });
+                }
+                _ => self.used_lets.truncate(used),
+            }
+        }
+        syn::visit::visit_expr_index(self, read);
+    }
+
+    // Reads inside closures may run any number of times, with names the
+    // closure binds; items are not statements of the body.
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
