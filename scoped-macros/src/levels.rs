@@ -26,11 +26,11 @@ pub(crate) fn at_launch_level(
     if !can_be_copied(body_tokens) {
         return quote!(::scoped::__private::run_kernel_body(&#group, #closure));
     }
+    let levels =
+        ["V4", "V3", "Baseline"].map(|l| syn::Ident::new(l, proc_macro2::Span::call_site()));
     quote!(
         match ::scoped::__private::body_level(&#group) {
-            ::scoped::__private::BodyLevel::V4(__scoped_level) => __scoped_level.run(#closure),
-            ::scoped::__private::BodyLevel::V3(__scoped_level) => __scoped_level.run(#closure),
-            ::scoped::__private::BodyLevel::Baseline(__scoped_level) => __scoped_level.run(#closure),
+            #(::scoped::__private::BodyLevel::#levels(__scoped_level) => __scoped_level.run(#closure),)*
         }
     )
 }

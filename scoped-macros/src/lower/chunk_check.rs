@@ -44,7 +44,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::{BinOp, Expr, Ident, Lit, Pat, Stmt};
+use syn::{Expr, Ident, Lit, Pat, Stmt};
 
 use super::group_slice::bound_names;
 use super::interchange::only_read;
@@ -273,12 +273,7 @@ impl Reads<'_> {
                 ))
             }
             Expr::Binary(b) if b.attrs.is_empty() => {
-                let op = match b.op {
-                    BinOp::Add(_) => quote!(wrapping_add),
-                    BinOp::Sub(_) => quote!(wrapping_sub),
-                    BinOp::Mul(_) => quote!(wrapping_mul),
-                    _ => return None,
-                };
+                let op = super::item_syntax::wrapping_method(&b.op)?;
                 let (left, l) = self.index(&b.left, outside)?;
                 let (right, r) = self.index(&b.right, outside)?;
                 Some((

@@ -45,7 +45,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{BinOp, Expr, Ident, Stmt};
 
-use super::guard::{bind_queries, bound_leaves, only_read};
+use super::guard::{bind_queries, bound_leaves, bound_read, only_read};
 use super::interchange::plain_item_block;
 use super::item_syntax::{local_id, peel, query, LocalId};
 use crate::check::group_ident;
@@ -220,18 +220,7 @@ impl<'a> Edge<'a> {
         } else {
             quote!(*#taken == #lid)
         };
-        let read = quote! { (&::scoped::__private::ItemBound(#taken)).__limit() };
-        let read = if leaves.is_empty() {
-            read
-        } else {
-            quote! {
-                if #((&::scoped::__private::BoundLeaf(&#leaves)).__plain())&&* {
-                    #read
-                } else {
-                    ::core::option::Option::None
-                }
-            }
-        };
+        let read = bound_read(quote!(#taken), leaves);
         quote! {
             {
                 #[allow(unused_imports)]

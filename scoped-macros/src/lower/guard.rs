@@ -93,18 +93,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     let function = format_ident!("{}", function, span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
     let closure = super::closure::item_closure(&inv.closure);
-    let read = quote! { (&::scoped::__private::ItemBound(&(#bound))).__limit() };
-    let read = if leaves.is_empty() {
-        read
-    } else {
-        quote! {
-            if #((&::scoped::__private::BoundLeaf(&#leaves)).__plain())&&* {
-                #read
-            } else {
-                ::core::option::Option::None
-            }
-        }
-    };
+    let read = bound_read(quote!(&(#bound)), &leaves);
     Some(quote_spanned! {span=>
         {
             let #limit = {
@@ -197,6 +186,26 @@ fn guard<'a>(
         expr => expr,
     };
     Some((local_id(query(id, item)?, group)?, bound))
+}
+
+/// The expression that reads a bound, `bound` a reference to it: the
+/// bound as `Some(usize)` when it and every one of its `leaves` (the
+/// names it reads) are plain primitive integers, otherwise `None` (the
+/// loop then visits every item, each testing its own condition). Needs
+/// the `OtherBound`, `OtherLeaf`, `PlainLeaf` and `UsizeBound` traits in
+/// scope.
+pub(super) fn bound_read(bound: TokenStream, leaves: &[&ExprPath]) -> TokenStream {
+    let read = quote! { (&::scoped::__private::ItemBound(#bound)).__limit() };
+    if leaves.is_empty() {
+        return read;
+    }
+    quote! {
+        if #((&::scoped::__private::BoundLeaf(&#leaves)).__plain())&&* {
+            #read
+        } else {
+            ::core::option::Option::None
+        }
+    }
 }
 
 /// Collects the names and paths a bound reads; `None` if the bound is not

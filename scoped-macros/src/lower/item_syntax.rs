@@ -97,3 +97,14 @@ pub(crate) fn rooted_in(expr: &Expr, names: &[Ident], places: bool) -> bool {
         _ => false,
     }
 }
+
+/// The wrapping `usize` method of `+`, `-` or `*` (index arithmetic that
+/// is checked only after it is computed), `None` for any other operator.
+pub(crate) fn wrapping_method(op: &syn::BinOp) -> Option<proc_macro2::TokenStream> {
+    Some(match op {
+        syn::BinOp::Add(_) => quote::quote!(wrapping_add),
+        syn::BinOp::Sub(_) => quote::quote!(wrapping_sub),
+        syn::BinOp::Mul(_) => quote::quote!(wrapping_mul),
+        _ => return None,
+    })
+}

@@ -27,7 +27,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::visit::Visit;
-use syn::{BinOp, Block, Expr, Ident, Lit, Pat, Stmt, Type};
+use syn::{Block, Expr, Ident, Lit, Pat, Stmt, Type};
 
 use super::item_syntax::{peel, query};
 
@@ -224,12 +224,7 @@ impl Reads<'_> {
                 })
             }
             Expr::Binary(b) if b.attrs.is_empty() => {
-                let op = match b.op {
-                    BinOp::Add(_) => quote!(wrapping_add),
-                    BinOp::Sub(_) => quote!(wrapping_sub),
-                    BinOp::Mul(_) => quote!(wrapping_mul),
-                    _ => return None,
-                };
+                let op = super::item_syntax::wrapping_method(&b.op)?;
                 let left = self.term(&b.left, depth)?.tokens;
                 let right = self.term(&b.right, depth)?.tokens;
                 Some(Term {
