@@ -6,6 +6,7 @@
 //! against serial references.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 
 use scoped::prelude::*;
 
@@ -248,4 +249,69 @@ fn an_overflowing_index_is_computed_as_written() {
     // A group shorter than a chunk runs item by item, checked as written.
     assert_eq!(run(3, 8).unwrap().unwrap(), a[11..19]);
     assert_eq!(run(60, 8).map(|r| r.is_ok()).ok(), None, "a[68] read");
+}
+
+/// Windows of elements with interior mutability reach the lanes in place:
+/// each item reads its cell after the item before it wrote it, as in a
+/// serial loop (a copy of the window taken before the lanes ran would
+/// hold the old values).
+#[kernel]
+fn chained(group: WorkGroup<1>, cells: &[AtomicI64], mut out: ItemsWindow<'_, i64>) {
+    distribute_items!(group, |idx| {
+        let gid = idx.global_id_dim(0);
+        let value = cells[gid].load(Relaxed);
+        cells[gid + 1].store(value + 1, Relaxed);
+        out[idx] = value;
+    });
+}
+
+#[test]
+fn cells_in_a_window_are_read_after_earlier_lanes_wrote_them() {
+    for items in [16, 40] {
+        let cells: Vec<AtomicI64> = (0..=items as i64)
+            .map(|i| 100 * i)
+            .map(Into::into)
+            .collect();
+        let mut out = vec![0; items];
+        Queue::with_threads(1)
+            .unwrap()
+            .parallel_with(1, items, ItemsMut::new(&mut out), |g, o| {
+                chained(g, &cells, o)
+            })
+            .unwrap();
+        let expected: Vec<i64> = (0..items as i64).collect();
+        assert_eq!(out, expected, "{items} items");
+        assert_eq!(cells[items].load(Relaxed), items as i64);
+    }
+}
+
+/// A kernel generic over its element type: `Copy` elements by value, any
+/// other `Clone` by reference, both from one window per chunk.
+#[kernel]
+fn neighbours<T: Clone + Send + Sync>(
+    group: WorkGroup<1>,
+    a: &[T],
+    mut out: ItemsWindow<'_, (T, T)>,
+) {
+    distribute_items!(group, |idx| {
+        let gid = idx.global_id_dim(0);
+        out[idx] = (a[gid].clone(), a[gid + 1].clone());
+    });
+}
+
+#[test]
+fn generic_elements_are_read_from_windows_by_value_or_in_place() {
+    fn run<T: Clone + Send + Sync + Default + PartialEq + std::fmt::Debug>(a: &[T]) {
+        let items = a.len() - 1;
+        let mut out = vec![(T::default(), T::default()); items];
+        Queue::new()
+            .parallel_with(2, items / 2, ItemsMut::new(&mut out), |g, o| {
+                neighbours(g, a, o)
+            })
+            .unwrap();
+        let expected: Vec<(T, T)> = a.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect();
+        assert_eq!(out, expected);
+    }
+    run(&values(65));
+    run(&(0..65).map(|i| format!("{i}")).collect::<Vec<_>>());
 }

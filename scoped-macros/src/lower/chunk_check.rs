@@ -23,7 +23,8 @@
 //! windows))` in a chunk where every read's index is the first lane's plus
 //! the lane (wrapping) and its `W` elements lie in the slice
 //! (`__private::consecutive`, `__private::window`); there each read
-//! `a[index]` is `windows.k[lane]`, the same element, after computing
+//! `a[index]` is `windows.k[lane]`, the same element (copied before the
+//! lanes run where it is `Copy`, `__private::StageByValue`), after computing
 //! `index` as written for its overflow checks. A tile row's loads are then
 //! `W` consecutive copies, which the optimiser vectorises with no check.
 //!
@@ -138,8 +139,10 @@ pub(crate) fn distribute_items(
                         [#(#indices),*]
                     },
                 )?;
+                #[allow(unused_imports)]
+                use ::scoped::__private::{StageByRef as _, StageByValue as _};
                 ::core::option::Option::Some((
-                    #(::scoped::__private::window::<#lanes_const, _>(#read_slices, #lane[#numbers])?,)*
+                    #((&::scoped::__private::window::<#lanes_const, _>(#read_slices, #lane[#numbers])?).stage(),)*
                 ))
             },
             #closure,
@@ -367,6 +370,8 @@ mod tests {
             assert_eq!(out.matches("< < [_] > :: len").count(), checks, "{out}");
             // One window per read, each read rewritten to use it.
             assert_eq!(out.matches(":: window ::").count(), checks, "{out}");
+            // Each staged for the lanes: by value where `Copy`.
+            assert_eq!(out.matches(". stage ()").count(), checks, "{out}");
             assert_eq!(out.matches("__scoped_windows .").count(), checks, "{out}");
             assert!(
                 !out.contains(" + ") || out.contains("wrapping_add"),

@@ -20,12 +20,21 @@
 //! the `W` elements each read covers as arrays ([`window`]), and the body
 //! runs once per lane reading lane `l` of each array instead of indexing
 //! the slice: the same elements, without a check per item, in a loop the
-//! optimiser turns into vector copies. Any other chunk (a stride, an
-//! index out of range) takes the checked path above.
+//! optimiser turns into vector copies. Windows of `Copy` elements are read
+//! into arrays before the first lane runs ([`StageByValue`]), so that no
+//! lane's store can come between the loads: read in place, the loads were
+//! only packed once the optimiser proved a tile in local memory apart from
+//! the slice, which it gave up on in kernels with many tile accesses.
+//! Other elements (which may have interior mutability) are read in place.
+//! Any other chunk (a stride, an index out of range) takes the checked
+//! path above.
+
+use std::sync::atomic::{compiler_fence, Ordering};
 
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
+use crate::lowering::edges::each_lane;
 use crate::lowering::interchange::{ItemChunk, ItemLanes};
 use crate::rules::{check_collective, ItemScope};
 
@@ -38,7 +47,7 @@ pub const CHUNK_CHECK_LANES: usize = 16;
 
 /// Runs `f` once for every logical item of `group`, in increasing linear
 /// id, in chunks of `W` where they fill one (`distribute_items`). A chunk
-/// for which `windows` returns `Some(w)` runs `f(item, Some((lane, w)))`
+/// for which `windows` returns `Some(w)` runs `f(item, Some((lane, &w)))`
 /// for each lane; any other runs `f(item, None)` after folding `check`
 /// over its items. Does not synchronise.
 #[inline(always)]
@@ -47,12 +56,12 @@ pub fn distribute_items_chunk_checked<
     const W: usize,
     G: ScopedGroup<D>,
     const D: usize,
-    Windows: Copy,
+    Windows,
 >(
     group: &G,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    mut f: impl FnMut(SItem<D>, Option<(usize, Windows)>),
+    mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
@@ -61,9 +70,16 @@ pub fn distribute_items_chunk_checked<
         |chunk| match chunk {
             ItemChunk::Chunk(lanes) => {
                 if let Some(windows) = windows(&lanes) {
-                    for lane in 0..W {
-                        f(lanes.item(lane), Some((lane, windows)));
-                    }
+                    each_lane::<W>(
+                        #[inline(always)]
+                        |lane| f(lanes.item(lane), Some((lane, &windows))),
+                    );
+                    // Emits nothing; keeps the last lane's store in this
+                    // copy, where it joins the others' vector stores
+                    // (sunk into the join with the checked copies, it
+                    // split the tile rows of the transpose in pieces of
+                    // 8, 4, 2 and 1 lanes).
+                    compiler_fence(Ordering::SeqCst);
                     return;
                 }
                 // `&`, not `&&`: no branch per item. Items made again
@@ -101,12 +117,12 @@ pub fn distribute_items_chunk_checked_and_wait<
     const W: usize,
     G: ScopedGroup<D>,
     const D: usize,
-    Windows: Copy,
+    Windows,
 >(
     group: &G,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    f: impl FnMut(SItem<D>, Option<(usize, Windows)>),
+    f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     distribute_items_chunk_checked::<W, G, D, Windows>(group, check, windows, f);
     group_barrier(*group);
@@ -123,8 +139,45 @@ pub fn index_term<B: std::borrow::Borrow<usize>>(term: B) -> usize {
 /// the window a chunk's read covers when its index is `start` plus the
 /// lane.
 #[inline(always)]
-pub fn window<const W: usize, T>(slice: &[T], start: usize) -> Option<&[T; W]> {
-    slice.get(start..)?.first_chunk::<W>()
+pub fn window<const W: usize, T>(slice: &[T], start: usize) -> Option<Staged<'_, T, W>> {
+    slice.get(start..)?.first_chunk::<W>().map(Staged)
+}
+
+/// A chunk's window, before [`StageByValue::stage`] or
+/// [`StageByRef::stage`] hands it to the lanes: `(&window).stage()` picks
+/// the first for `Copy` elements (which have no interior mutability) and
+/// the second for any other.
+pub struct Staged<'a, T, const W: usize>(pub &'a [T; W]);
+
+/// Windows of `Copy` elements reach the lanes as arrays, read before the
+/// first lane runs. Read through a reference between the lanes' stores,
+/// the loads could only be packed into vectors once the optimiser proved
+/// the stores (to a tile in local memory) apart from the slice, which it
+/// gave up on in kernels with many accesses to their tile (GPU-form
+/// Jacobi's copy stayed 16 scalar loads and stores per chunk).
+pub trait StageByValue<T, const W: usize> {
+    /// The window's elements.
+    fn stage(&self) -> [T; W];
+}
+
+impl<T: Copy, const W: usize> StageByValue<T, W> for Staged<'_, T, W> {
+    #[inline(always)]
+    fn stage(&self) -> [T; W] {
+        *self.0
+    }
+}
+
+/// Windows of other elements reach the lanes as references.
+pub trait StageByRef<'a, T, const W: usize> {
+    /// The window itself.
+    fn stage(&self) -> &'a [T; W];
+}
+
+impl<'a, T, const W: usize> StageByRef<'a, T, W> for &Staged<'a, T, W> {
+    #[inline(always)]
+    fn stage(&self) -> &'a [T; W] {
+        self.0
+    }
 }
 
 /// The first lane's indices, if `index(lane)` is `index(0) + lane` for
@@ -169,8 +222,8 @@ mod tests {
     #[test]
     fn windows_lie_inside_the_slice() {
         let v: Vec<u32> = (0..10).collect();
-        assert_eq!(window::<4, _>(&v, 6), Some(&[6, 7, 8, 9]));
-        assert_eq!(window::<4, _>(&v, 7), None);
-        assert_eq!(window::<4, _>(&v, usize::MAX), None);
+        assert_eq!(window::<4, _>(&v, 6).map(|w| w.0), Some(&[6, 7, 8, 9]));
+        assert!(window::<4, _>(&v, 7).is_none());
+        assert!(window::<4, _>(&v, usize::MAX).is_none());
     }
 }
