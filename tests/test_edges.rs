@@ -5,7 +5,9 @@
 //! chunks) and across it (item by item), values written first or second,
 //! from constants, parameters and casts, a value of a user's type (every
 //! item tests its own guard), an edge no item is on, edges of sub-groups,
-//! and an out-of-range read on an edge, against serial references.
+//! an out-of-range read on an edge, and edges whose reads at computed
+//! indices are checked a chunk at a time (elements `Copy` or not), against
+//! serial references.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -240,4 +242,68 @@ fn an_out_of_range_read_on_an_edge_panics_as_indexing_does() {
         message.starts_with(&format!("index out of bounds: the len is {}", n * n - n)),
         "{message}"
     );
+}
+
+/// The lengths of the strings above and below a tile, staged by the items
+/// on its first and last rows: reads of elements that are not `Copy`, on
+/// edges along the fastest dimension.
+#[kernel]
+fn lengths_around(
+    group: WorkGroup<2>,
+    names: &[String],
+    n: usize,
+    mut out: ItemsWindow<'_, usize, 2>,
+) {
+    memory_environment!(group, require_local_mem::<[[usize; COLS]; 2]>(), |rims| {
+        distribute_items_and_wait!(group, |idx| {
+            let r = idx.local_id_dim(&group, 0);
+            let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+            if r == 0 {
+                rims[0][j % COLS] = if i > 0 {
+                    names[(i - 1) * n + j].len()
+                } else {
+                    0
+                };
+            }
+            if r == ROWS - 1 {
+                rims[1][j % COLS] = if i + 1 < n {
+                    names[(i + 1) * n + j].len()
+                } else {
+                    0
+                };
+            }
+        });
+        distribute_items!(group, |idx| {
+            let c = idx.local_id_dim(&group, 1);
+            out[idx] = rims[0][c] + 100 * rims[1][c];
+        });
+    });
+}
+
+#[test]
+fn edges_read_elements_that_are_not_copy_in_place() {
+    let n = 60;
+    let names: Vec<String> = (0..n * n).map(|k| "y".repeat(k % 17)).collect();
+    let mut out = vec![0; n * n];
+    Queue::new()
+        .parallel_with(
+            (n / ROWS, n / COLS),
+            (ROWS, COLS),
+            ItemsMut::new(&mut out),
+            |g, o| lengths_around(g, &names, n, o),
+        )
+        .unwrap();
+    let len = |i: usize, j: usize| names[i * n + j].len();
+    for i in 0..n {
+        let (top, bottom) = (i - i % ROWS, i - i % ROWS + ROWS - 1);
+        for j in 0..n {
+            let above = if top > 0 { len(top - 1, j) } else { 0 };
+            let below = if bottom + 1 < n {
+                len(bottom + 1, j)
+            } else {
+                0
+            };
+            assert_eq!(out[i * n + j], above + 100 * below, "({i}, {j})");
+        }
+    }
 }

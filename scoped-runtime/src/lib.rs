@@ -81,6 +81,7 @@ pub mod __private {
     };
     pub use crate::lowering::chunk_check::{
         consecutive, distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait,
+        distribute_items_on_edge_chunk_checked, distribute_items_on_edge_chunk_checked_and_wait,
         index_term, window, StageByRef, StageByValue, Staged, CHUNK_CHECK_LANES,
     };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};

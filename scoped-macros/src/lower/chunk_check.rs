@@ -41,7 +41,7 @@
 //! is the body's own arithmetic, which the optimiser then shares.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
@@ -59,6 +59,30 @@ pub(crate) fn distribute_items(
     inv: &Invocation,
     group: &Expr,
     slices: &[Ident],
+) -> Option<TokenStream> {
+    lowered(inv, group, slices, inv.wait, None)
+}
+
+/// The chunk-checked lowering of `inv`, a statement on an edge of the
+/// group (`lower/edges.rs`): run over the items whose local id in
+/// `dimension` is `value` (an `Option<usize>`, see `Edge::read`), waiting
+/// after them if `wait`.
+pub(crate) fn on_edge(
+    inv: &Invocation,
+    group: &Expr,
+    slices: &[Ident],
+    wait: bool,
+    (dimension, value): (usize, TokenStream),
+) -> Option<TokenStream> {
+    lowered(inv, group, slices, wait, Some((dimension, value)))
+}
+
+fn lowered(
+    inv: &Invocation,
+    group: &Expr,
+    slices: &[Ident],
+    wait: bool,
+    edge: Option<(usize, TokenStream)>,
 ) -> Option<TokenStream> {
     if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 || slices.is_empty()
     {
@@ -90,12 +114,12 @@ pub(crate) fn distribute_items(
         return None;
     }
     let span = inv.name.span();
-    let function = if inv.wait {
-        "distribute_items_chunk_checked_and_wait"
-    } else {
-        "distribute_items_chunk_checked"
+    let (function, edge) = match edge {
+        Some((dimension, value)) => ("on_edge_chunk_checked", quote!(#dimension, #value,)),
+        None => ("chunk_checked", quote!()),
     };
-    let function = Ident::new(function, span);
+    let suffix = if wait { "_and_wait" } else { "" };
+    let function = format_ident!("distribute_items_{}{}", function, suffix, span = span);
     let checks = &reads.checks;
     let (indices, read_slices) = (&reads.indices, &reads.read_slices);
     let numbers = (0..indices.len()).map(syn::Index::from);
@@ -124,6 +148,7 @@ pub(crate) fn distribute_items(
     Some(quote_spanned! {span=>
         ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
+            #edge
             #[inline(always)]
             |#item| {
                 #(#[allow(unused_variables)] #lets)*

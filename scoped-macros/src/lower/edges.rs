@@ -16,7 +16,12 @@
 //! edge alone (`__private::distribute_items_on_edge`), a row of the group
 //! in chunks of `W` items written out one after the other. Run item by
 //! item, the guards kept the whole loop scalar, a branch per item and
-//! guard; the copy loop alone vectorises.
+//! guard; the copy loop alone vectorises. A guarded statement whose reads
+//! have the shape of [`chunk_check`](super::chunk_check) runs on its edge
+//! in that shortcut's chunks, checked or windowed
+//! (`__private::distribute_items_on_edge_chunk_checked`): a tile's halo
+//! rows become vector copies, where each point was a load behind its own
+//! bounds check.
 //!
 //! Each item runs its own statements in its own order; only the
 //! interleaving of items changes (all items' first part before any
@@ -128,7 +133,14 @@ pub(crate) fn distribute_items(
     for (at, (stmt, edge)) in guarded.iter().zip(&edges).enumerate() {
         let last = at + 1 == edges.len();
         let edge_part = part(vec![stmt]);
-        let function = if last && inv.wait {
+        let wait = last && inv.wait;
+        let on_edge = (edge.dimension, edge.read());
+        if let Some(checked) = super::chunk_check::on_edge(&edge_part, group, slices, wait, on_edge)
+        {
+            parts.push(checked);
+            continue;
+        }
+        let function = if wait {
             "distribute_items_on_edge_and_wait"
         } else {
             "distribute_items_on_edge"
@@ -258,8 +270,8 @@ mod tests {
                  if r == 0 { t[0][c + 1] = a[c]; } \
                  if c == COLS - 1 { t[r + 1][COLS + 1] = 0.0; } }",
                 2,
-                // The first part's read, chunk-checked.
-                1,
+                // The first part's read and the first edge's, chunk-checked.
+                2,
             ),
             // The value first; only guarded statements.
             (
@@ -277,6 +289,27 @@ mod tests {
             );
             assert_eq!(out.matches("< < [_] > :: len").count(), checked, "{out}");
         }
+        // An edge's reads at computed indices: checked a chunk at a time
+        // on that edge; the edge without one runs as written.
+        let out = lowered(
+            "|i| { let (r, c) = (i.local_id_dim(&g, 0), i.local_id_dim(&g, 1)); \
+             t[r + 1][c + 1] = 1.0; \
+             if r == 0 { t[0][c + 1] = if r0 > 0 { a[(r0 - 1) * n + c] } else { 0.0 }; } \
+             if c == 0 { t[r + 1][0] = 0.0; } }",
+        )
+        .unwrap();
+        assert_eq!(
+            out.matches("distribute_items_on_edge_chunk_checked")
+                .count(),
+            1,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("distribute_items_on_edge ::").count(),
+            1,
+            "{out}"
+        );
+        assert_eq!(out.matches("< < [_] > :: len").count(), 1, "{out}");
     }
 
     #[test]

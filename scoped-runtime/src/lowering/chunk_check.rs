@@ -67,47 +67,117 @@ pub fn distribute_items_chunk_checked<
     let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
-        |chunk| match chunk {
-            ItemChunk::Chunk(lanes) => {
-                if let Some(windows) = windows(&lanes) {
-                    each_lane::<W>(
-                        #[inline(always)]
-                        |lane| f(lanes.item(lane), Some((lane, &windows))),
-                    );
-                    // Emits nothing; keeps the last lane's store in this
-                    // copy, where it joins the others' vector stores
-                    // (sunk into the join with the checked copies, it
-                    // split the tile rows of the transpose in pieces of
-                    // 8, 4, 2 and 1 lanes).
-                    compiler_fence(Ordering::SeqCst);
-                    return;
-                }
-                // `&`, not `&&`: no branch per item. Items made again
-                // where used, not kept in an array: the optimiser then sees
-                // each lane's ids as the chunk's first plus the lane.
-                // A plain loop, not `Iterator::fold`: in a build with no
-                // flags `fold` stayed out of line, at the baseline level,
-                // with the body's arithmetic in it (libm `fmaf`).
-                let mut fits = true;
+        |chunk| run_chunk(chunk, &check, &windows, &mut f),
+    );
+}
+
+/// Runs `f` for every logical item of `group` whose local id in
+/// `dimension` is `value` (for every item when `value` is `None`), as
+/// [`distribute_items_chunk_checked`] runs all of them: the statements on
+/// a group's edge (the macros' `lower/edges.rs`) whose reads are checked a
+/// chunk at a time, the halo rows of a tile. Does not synchronise.
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_on_edge_chunk_checked<
+    const W: usize,
+    G: ScopedGroup<D>,
+    const D: usize,
+    Windows,
+>(
+    group: &G,
+    dimension: usize,
+    value: Option<usize>,
+    check: impl Fn(SItem<D>) -> bool,
+    windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
+) {
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
+    match value {
+        Some(value) => group.__for_each_item_chunk_on::<W>(
+            dimension,
+            value,
+            #[inline(always)]
+            |chunk| run_chunk(chunk, &check, &windows, &mut f),
+        ),
+        None => group.__for_each_item_chunk::<W>(
+            #[inline(always)]
+            |chunk| run_chunk(chunk, &check, &windows, &mut f),
+        ),
+    }
+}
+
+/// [`distribute_items_on_edge_chunk_checked`] followed by
+/// `group_barrier(group)`.
+#[inline(always)]
+#[track_caller]
+pub fn distribute_items_on_edge_chunk_checked_and_wait<
+    const W: usize,
+    G: ScopedGroup<D>,
+    const D: usize,
+    Windows,
+>(
+    group: &G,
+    dimension: usize,
+    value: Option<usize>,
+    check: impl Fn(SItem<D>) -> bool,
+    windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
+) {
+    distribute_items_on_edge_chunk_checked::<W, G, D, Windows>(
+        group, dimension, value, check, windows, f,
+    );
+    group_barrier(*group);
+}
+
+/// The items of one chunk: windowed, else after the fold of `check`.
+#[inline(always)]
+fn run_chunk<const W: usize, const D: usize, Windows>(
+    chunk: ItemChunk<W, D>,
+    check: &impl Fn(SItem<D>) -> bool,
+    windows: &impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    f: &mut impl FnMut(SItem<D>, Option<(usize, &Windows)>),
+) {
+    match chunk {
+        ItemChunk::Chunk(lanes) => {
+            if let Some(windows) = windows(&lanes) {
+                each_lane::<W>(
+                    #[inline(always)]
+                    |lane| f(lanes.item(lane), Some((lane, &windows))),
+                );
+                // Emits nothing; keeps the last lane's store in this
+                // copy, where it joins the others' vector stores
+                // (sunk into the join with the checked copies, it
+                // split the tile rows of the transpose in pieces of
+                // 8, 4, 2 and 1 lanes).
+                compiler_fence(Ordering::SeqCst);
+                return;
+            }
+            // `&`, not `&&`: no branch per item. Items made again
+            // where used, not kept in an array: the optimiser then sees
+            // each lane's ids as the chunk's first plus the lane.
+            // A plain loop, not `Iterator::fold`: in a build with no
+            // flags `fold` stayed out of line, at the baseline level,
+            // with the body's arithmetic in it (libm `fmaf`).
+            let mut fits = true;
+            for lane in 0..W {
+                fits &= check(lanes.item(lane));
+            }
+            // The same loop twice on purpose: in the first copy the
+            // optimiser knows the fold held.
+            #[allow(clippy::if_same_then_else)]
+            if fits {
                 for lane in 0..W {
-                    fits &= check(lanes.item(lane));
+                    f(lanes.item(lane), None);
                 }
-                // The same loop twice on purpose: in the first copy the
-                // optimiser knows the fold held.
-                #[allow(clippy::if_same_then_else)]
-                if fits {
-                    for lane in 0..W {
-                        f(lanes.item(lane), None);
-                    }
-                } else {
-                    for lane in 0..W {
-                        f(lanes.item(lane), None);
-                    }
+            } else {
+                for lane in 0..W {
+                    f(lanes.item(lane), None);
                 }
             }
-            ItemChunk::Item(item) => f(item, None),
-        },
-    );
+        }
+        ItemChunk::Item(item) => f(item, None),
+    }
 }
 
 /// [`distribute_items_chunk_checked`] followed by `group_barrier(group)`.
