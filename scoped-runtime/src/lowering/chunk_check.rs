@@ -29,12 +29,9 @@
 //! Any other chunk (a stride, an index out of range) takes the checked
 //! path above.
 
-use std::sync::atomic::{compiler_fence, Ordering};
-
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
-use crate::lowering::edges::each_lane;
 use crate::lowering::interchange::{ItemChunk, ItemLanes};
 use crate::rules::{check_collective, ItemScope};
 
@@ -141,16 +138,14 @@ fn run_chunk<const W: usize, const D: usize, Windows>(
     match chunk {
         ItemChunk::Chunk(lanes) => {
             if let Some(windows) = windows(&lanes) {
-                each_lane::<W>(
-                    #[inline(always)]
-                    |lane| f(lanes.item(lane), Some((lane, &windows))),
-                );
-                // Emits nothing; keeps the last lane's store in this
-                // copy, where it joins the others' vector stores
-                // (sunk into the join with the checked copies, it
-                // split the tile rows of the transpose in pieces of
-                // 8, 4, 2 and 1 lanes).
-                compiler_fence(Ordering::SeqCst);
+                // A loop, not lanes written out: written out, lane 0's
+                // address took another form than the others', and the
+                // optimiser packed a row of 16 as 1, 4, 4, 4, 2 and 1
+                // lanes (SSE2) or sank the last lane out of the copy
+                // (AVX-512: 8, 4, 2, 1 and 1).
+                for lane in 0..W {
+                    f(lanes.item(lane), Some((lane, &windows)));
+                }
                 return;
             }
             // `&`, not `&&`: no branch per item. Items made again

@@ -74,7 +74,7 @@ pub fn distribute_items_on_edge_and_wait<const W: usize, G: ScopedGroup<D>, cons
 /// widths, so that the optimiser sees the lanes side by side before it
 /// packs them into vectors.
 #[inline(always)]
-pub(crate) fn each_lane<const W: usize>(mut f: impl FnMut(usize)) {
+fn each_lane<const W: usize>(mut f: impl FnMut(usize)) {
     macro_rules! lanes {
         ($($lane:literal)*) => {{ $(f($lane);)* }};
     }
