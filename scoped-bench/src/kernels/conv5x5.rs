@@ -9,9 +9,11 @@
 //!   into local memory, each the points at its own position and every
 //!   16th row and column after it, a barrier, then each item sums its 25
 //!   products from the tile. The filter is a shared input, as constant
-//!   memory on a GPU. 1.15–1.4× the peer (AMD EPYC, AVX-512): the
-//!   strided halo loads read the image at indices computed in `while`
-//!   loops, checked per item.
+//!   memory on a GPU. The fill's two `while` loops run as rounds of
+//!   item loops (`stride_nest`), a tile row per row of items; its reads
+//!   of the image stay checked item by item, scalar: 1.2–1.3× the peer
+//!   (AMD EPYC, AVX2 and AVX-512; 1.3–1.5× with each item's loops run in
+//!   turn).
 //! * peer: `par_chunks_mut` over the output's rows; each row sums the 25
 //!   shifted input rows into it, vectorised along the row, with the edge
 //!   points and the rows near the image's edges taking the zeros
