@@ -160,28 +160,46 @@ fn lower_rounds(
     let offsets: Vec<Ident> = (0..levels.len()).map(|k| var("offset", k)).collect();
     // The round: every item at its point `start + offset`, if it has one.
     let indices: Vec<&Ident> = levels.iter().map(|level| &level.index).collect();
-    let starts = levels.iter().map(|level| &level.start);
+    let starts: Vec<&Expr> = levels.iter().map(|level| &level.start).collect();
     let stmts = &body.stmts;
-    let round_body: Expr = syn::parse_quote! {{
-        #(#prefix)*
-        #(let #indices = #starts + #offsets;)*
-        if #(#indices < #limits)&&* {
-            #(#stmts)*
-        }
-    }};
-    let round = Invocation {
-        kind: inv.kind,
-        wait: false,
-        name: inv.name.clone(),
-        group: inv.group.clone(),
-        requests: Vec::new(),
-        closure: ExprClosure {
-            body: Box::new(round_body),
-            ..inv.closure.clone()
-        },
-        errors: Vec::new(),
+    // A round where every item has its point runs the body unguarded, so
+    // that the optimiser sees a plain tile row.
+    let round = |guard: bool| {
+        let test = guard.then(|| quote!(if #(#indices < #limits)&&*));
+        let round_body: Expr = syn::parse_quote! {{
+            #(#prefix)*
+            #(let #indices = #starts + #offsets;)*
+            #test {
+                #(#stmts)*
+            }
+        }};
+        lower(&Invocation {
+            kind: inv.kind,
+            wait: false,
+            name: inv.name.clone(),
+            group: inv.group.clone(),
+            requests: Vec::new(),
+            closure: ExprClosure {
+                body: Box::new(round_body),
+                ..inv.closure.clone()
+            },
+            errors: Vec::new(),
+        })
     };
-    let mut rounds = lower(&round);
+    let (full, partial) = (round(false), round(true));
+    let dims: Vec<usize> = levels.iter().map(|level| level.dim).collect();
+    let mut rounds = quote_spanned! {span=>
+        if ::scoped::__private::group_stride_round_full(
+            &#group,
+            [#(#dims),*],
+            [#(#offsets),*],
+            [#(#limits),*],
+        ) {
+            #full
+        } else {
+            #partial
+        }
+    };
     for k in (0..levels.len()).rev() {
         let (offset, limit, stride) = (&offsets[k], &limits[k], &strides[k]);
         rounds = quote_spanned! {span=>
@@ -204,7 +222,6 @@ fn lower_rounds(
         });
         entered = quote!(#limit > 0);
     }
-    let dims = levels.iter().map(|level| level.dim);
     let barrier = inv
         .wait
         .then(|| quote_spanned! {span=> ::scoped::__private::group_stride_barrier(&#group); });

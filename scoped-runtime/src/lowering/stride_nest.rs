@@ -29,6 +29,18 @@ pub fn group_stride_rounds<G: ScopedGroup<D>, const D: usize, const K: usize>(
     })
 }
 
+/// Whether every item of `group` has its point in the round at `offsets`:
+/// `offsets[k]` plus the group's extent in `dims[k]` within `limits[k]`.
+#[inline(always)]
+pub fn group_stride_round_full<G: ScopedGroup<D>, const D: usize, const K: usize>(
+    group: &G,
+    dims: [usize; K],
+    offsets: [usize; K],
+    limits: [usize; K],
+) -> bool {
+    (0..K).all(|k| offsets[k] + group.logical_local_range_dim(dims[k]) <= limits[k])
+}
+
 /// The barrier after the rounds of a `distribute_items_and_wait!`.
 #[inline(always)]
 #[track_caller]
