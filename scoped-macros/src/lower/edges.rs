@@ -310,6 +310,9 @@ mod tests {
             "{out}"
         );
         assert_eq!(out.matches("< < [_] > :: len").count(), 1, "{out}");
+        // Staged though on a branch: along an edge the branch goes one way
+        // for the whole chunk.
+        assert_eq!(out.matches(". stage ()").count(), 1, "{out}");
     }
 
     #[test]
