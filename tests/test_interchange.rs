@@ -121,12 +121,21 @@ impl Trace {
 
 /// The order of the interchanged lowering for a row of `len` items with
 /// first local linear id `first`, `steps` loop iterations, step 0 before
-/// the loop, steps `1..=steps` in the loop, `steps + 1` after it.
+/// the loop, steps `1..=steps` in the loop, `steps + 1` after it. The
+/// traced bodies carry at most one value through their loop, so two full
+/// chunks next to each other run as one of `2 W` lanes.
 fn interchanged_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
     let mut order = Vec::new();
     let full = len - len % W;
-    for chunk in (0..full).step_by(W) {
-        let lanes = first + chunk..first + chunk + W;
+    let mut chunks = Vec::new();
+    let mut chunk = 0;
+    while chunk < full {
+        let lanes = if chunk + 2 * W <= full { 2 * W } else { W };
+        chunks.push(chunk..chunk + lanes);
+        chunk += lanes;
+    }
+    for chunk in chunks {
+        let lanes = first + chunk.start..first + chunk.end;
         order.extend(lanes.clone().map(|l| (l, 0)));
         for s in 1..=steps {
             order.extend(lanes.clone().map(|l| (l, s)));
@@ -188,7 +197,7 @@ fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
     for got in trace.into_inner() {
         assert_eq!(got, interchanged_row(0, size, STEPS), "slice");
     }
-    for size in [3, W, W + 3, 2 * W + 1] {
+    for size in [3, W, W + 3, 2 * W + 1, 3 * W + 2, 4 * W] {
         let trace = Trace::new(2);
         Queue::with_threads(2)
             .unwrap()
