@@ -119,6 +119,9 @@ pub mod __private {
         with_windows_6, with_windows_7, with_windows_8, LaneWindow,
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
+    pub use crate::lowering::stride_nest::{
+        group_stride_barrier, group_stride_round_full, group_stride_rounds,
+    };
     pub use crate::lowering::GroupLoops;
 
     /// Fixes the sub-group size of an untyped kernel closure's group to

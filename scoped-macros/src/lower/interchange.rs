@@ -943,6 +943,11 @@ pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
                 Expr::MethodCall(call) if call.method == "len" && call.args.is_empty() => {
                     self.visit_as(true, &call.receiver)
                 }
+                // Integer arithmetic spelled as a method: `self` by value.
+                Expr::MethodCall(call) if is_wrapping_arithmetic(call) => {
+                    self.visit_as(true, &call.receiver);
+                    self.visit_as(true, &call.args[0]);
+                }
                 Expr::MethodCall(call) => {
                     self.visit_as(false, &call.receiver);
                     call.args.iter().for_each(|a| self.visit_value(a));
@@ -979,6 +984,16 @@ pub(crate) fn only_read(stmt: &Stmt, names: &[Ident]) -> bool {
     };
     uses.visit_stmt(stmt);
     uses.ok
+}
+
+/// `a.wrapping_add(b)`, `wrapping_sub` or `wrapping_mul`: integer
+/// arithmetic that takes its receiver by value.
+pub(super) fn is_wrapping_arithmetic(call: &syn::ExprMethodCall) -> bool {
+    call.args.len() == 1
+        && call.turbofish.is_none()
+        && ["wrapping_add", "wrapping_sub", "wrapping_mul"]
+            .iter()
+            .any(|m| call.method == m)
 }
 
 /// Rewrites the lane bindings `x` of the loop body to `(*x)`.

@@ -16,7 +16,9 @@
 //!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
 //!   indices, checked a chunk at a time), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
-//!   (a grid-stride loop, run in rounds across the items), with the
+//!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
+//!   (a tile walked by group-stride loops per dimension, run as rounds of
+//!   item loops), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
 //!   reference made for it alone).
@@ -37,6 +39,7 @@ pub(crate) mod lane_check;
 mod lane_window;
 mod memory;
 mod read_only;
+mod stride_nest;
 
 use proc_macro2::TokenStream;
 use syn::{Expr, Ident};
@@ -63,6 +66,11 @@ pub(crate) fn invocation(
             .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
             .or_else(|| item_copy::distribute_items(inv, group))
             .or_else(|| grid_stride::distribute_items(inv, group))
+            .or_else(|| {
+                stride_nest::distribute_items(inv, group, |round| {
+                    invocation(round, generics, slices, indexed)
+                })
+            })
             .or_else(|| interchange::distribute_items(inv, group, indexed))
             .or_else(|| group_slice::distribute_items(inv, group, slices))
             .or_else(|| chunk_check::distribute_items(inv, group, slices))

@@ -6,7 +6,8 @@
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
-//!   [`chunk_check`], [`edges`], [`grid_stride`], [`exclusive_atomic`]: the
+//!   [`chunk_check`], [`edges`], [`grid_stride`], [`stride_nest`],
+//!   [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
 //! * [`lane_window`]: the windows an interchanged loop's step reads
 //!   its lanes through;
@@ -30,6 +31,7 @@ pub(crate) mod item_copy;
 pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
+pub(crate) mod stride_nest;
 
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;
