@@ -1157,6 +1157,26 @@ mod tests {
     }
 
     #[test]
+    fn loops_carrying_one_value_pair_chunks_into_wide_steps() {
+        let wide = "distribute_items_interchanged_wide";
+        for (closure, paired) in [
+            ("|idx| { let mut a = 0; for k in 0..n { a += k; } o[idx] = a; }", true),
+            ("|idx| { let v = x[idx]; for k in 0..n { o[idx] += v * k; } }", true),
+            ("|idx| { for t in tile.iter() { s[idx] += *t; } }", true),
+            ("|idx| { let (mut a, mut b) = (0, 1); for k in 0..n { a += k; b *= k; } o[idx] = a + b; }", false),
+        ] {
+            let out = lowered(closure).unwrap_or_else(|| panic!("not interchanged: {closure}"));
+            assert_eq!(out.contains(wide), paired, "{out}");
+            if paired {
+                // Steps of 16 lanes, and of 8 for a chunk without a neighbour.
+                assert!(out.contains("WideItemChunk :: Wide"), "{out}");
+                assert!(out.contains("WideItemChunk :: Chunk"), "{out}");
+                assert!(out.contains("INTERCHANGE_WIDE_LANES"), "{out}");
+            }
+        }
+    }
+
+    #[test]
     fn other_bodies_keep_the_plain_loop() {
         for closure in [
             // No loop, or a loop whose iterations depend on the item.

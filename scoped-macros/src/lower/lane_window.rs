@@ -17,8 +17,9 @@
 //! step (an item query or the loop's pattern bound once and not `mut`, a
 //! `let` of the loop body bound once and standing before the read, or a
 //! name from outside the item body that the loop body only reads), no
-//! macro in the loop body names it, the item or the target, and a slice
-//! target is only read. A `ChunkWindow` is windowed where the loop body
+//! macro in the loop body names it, the item or the target, and the loop
+//! body never assigns a slice target, borrows it `&mut` or calls a method
+//! on it. A `ChunkWindow` is windowed where the loop body
 //! names it once, in that read (its window is a `&mut`). At most eight
 //! windows a step.
 
@@ -51,14 +52,11 @@ pub(super) fn windows(
         .into_iter()
         .filter(|c| {
             let named = c.names.iter().chain([&c.target, item]);
-            let mut read_only = c.outer.clone();
-            if !c.written {
-                read_only.push(c.target.clone());
-            }
             !named
                 .into_iter()
                 .any(|n| in_macros.contains(&n.to_string()))
-                && body.stmts.iter().all(|stmt| only_read(stmt, &read_only))
+                && body.stmts.iter().all(|stmt| only_read(stmt, &c.outer))
+                && (c.written || !rebinds(body, &c.target))
         })
         .filter(|c| !c.written || count_mentions(body.to_token_stream(), &c.target) == 1)
         .collect();
@@ -163,6 +161,33 @@ fn count_mentions(tokens: TokenStream, name: &Ident) -> usize {
         .sum()
 }
 
+/// Whether `body` may make the shared slice `name` another one: assign
+/// it, borrow it `&mut` or call a method on it (which only a `&mut`
+/// receiver could use to). Its elements are read-only through it.
+fn rebinds(body: &Block, name: &Ident) -> bool {
+    struct Rebinds<'n>(&'n Ident, bool);
+    impl Rebinds<'_> {
+        fn is_name(&self, expr: &Expr) -> bool {
+            matches!(peel(expr), Expr::Path(p) if p.path.is_ident(self.0))
+        }
+    }
+    impl<'ast> Visit<'ast> for Rebinds<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            self.1 |= match expr {
+                Expr::Assign(a) => self.is_name(&a.left),
+                Expr::Binary(b) => super::interchange::is_compound(&b.op) && self.is_name(&b.left),
+                Expr::Reference(r) => r.mutability.is_some() && self.is_name(&r.expr),
+                Expr::MethodCall(m) => self.is_name(&m.receiver),
+                _ => false,
+            };
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut rebinds = Rebinds(name, false);
+    rebinds.visit_block(body);
+    rebinds.1
+}
+
 /// Collects every identifier in the macros of a block.
 struct MacroTokens<'s>(&'s mut std::collections::HashSet<String>);
 
@@ -263,6 +288,12 @@ mod tests {
             windows("|idx| { let mut s = 0.0; for k in 0..n { s += x[k * w + idx.global_id_dim(0)]; } o[idx] = s; }"),
             1
         );
+        // The kernels of tests/test_interchange.rs (`out` once, twice).
+        let sums = "|idx| { let c = idx.local_linear_id(&group); let mut sum = 0.0f32; \
+            for k in 0..rows { sum = x[k * cols + c * m].mul_add(0.5, sum); out[base + k * cols + c] = sum; } }";
+        assert_eq!(windows(sums), 2);
+        let twice = sums.replace("= sum;", "= 0.0; out[base + k * cols + c] += sum;");
+        assert_eq!(windows(&twice), 1);
         // A read of the window as well as a write, in one place.
         assert_eq!(
             windows("|idx| { let l = idx.innermost_local_id_dim(1); for k in 0..n { out[k * S + l] += x[l]; } }"),
@@ -285,6 +316,8 @@ mod tests {
             // A name from outside written, or named by a macro.
             ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { s += x[k * w + l]; w = 3; } o[idx] = s; }", 0),
             ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { m!(w); s += x[k * w + l]; } o[idx] = s; }", 0),
+            // The slice made another one in the loop body.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { s += x[k + l]; x = &g[1..]; } o[idx] = s; }", 0),
             // The pattern's name bound again in a block of the loop body.
             ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { { let k = 0; s += x[k + l]; } } o[idx] = s; }", 0),
         ] {
