@@ -351,10 +351,11 @@ collective_macros! {
     /// never assigns a slice it reads that way, and a `ChunkWindow` is
     /// named once in the loop body; at most eight a step.
     ///
-    /// A loop that carries at most one binding from before it that it
-    /// changes (a running sum) runs two neighbouring chunks of a row as one
-    /// step of `2 W` items: one chain of dependent adds per vector leaves
-    /// the adder waiting on its own latency.
+    /// A loop that uses at most one binding from before it that it changes
+    /// (a running sum) and at most one that it only reads runs two
+    /// neighbouring chunks of a row as one step of `2 W` items: one chain
+    /// of dependent adds per vector leaves the adder waiting on its own
+    /// latency.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.

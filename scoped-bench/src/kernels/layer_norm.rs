@@ -26,14 +26,13 @@
 //!   plain loop.
 //!
 //! Every loop of both `scoped` variants runs vectorised: interchanged,
-//! two chunks of 8 items a step, each read through a window of its
-//! consecutive elements (the normalising loop's store too), and the
-//! butterfly's shuffles and adds one vector instruction each. The
-//! `reduce_over_group` form runs at about its peer's speed. The butterfly
-//! form lags: its mean and scale are per item (lane arrays, not one
-//! scalar), the optimiser splits the 16 lanes of its variance loop into
-//! uneven pieces, and its normalising step computes the trip counts of
-//! its checked copies at every step.
+//! each read through a window of its consecutive elements (the
+//! normalising loop's store too), two chunks of 8 items a step where a
+//! loop holds few values per item, and the butterfly's shuffles and adds
+//! one vector instruction each. The `reduce_over_group` form runs at about
+//! its peer's speed. The butterfly form lags: its mean and scale are per
+//! item (lane arrays, not one scalar), and the optimiser splits the 16
+//! lanes of its variance loop into uneven vector pieces.
 
 use rayon::prelude::*;
 use scoped::prelude::*;

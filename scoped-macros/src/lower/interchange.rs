@@ -211,10 +211,14 @@ impl<'a> Shape<'a> {
         let plain_call = super::closure::call(inv, group);
         let expr = &self.looped.expr;
         // Wide steps where the loop carries at most one value per item
-        // (`INTERCHANGE_WIDE_LANES`); more values are chains enough.
+        // (`INTERCHANGE_WIDE_LANES`); more values are chains enough, and
+        // more lane values held through the loop fill the registers (layer
+        // norm's butterfly form, a mean and a scale per item: 2.0x its
+        // peer with steps of 16 at AVX2, 1.8x with 8).
         let carried = self.in_loop.iter().filter(|(_, mutable)| *mutable).count();
+        let read_only = self.in_loop.len() - carried;
         let wait = if inv.wait { "_and_wait" } else { "" };
-        let call = if carried <= 1 {
+        let call = if carried <= 1 && read_only <= 1 {
             let wide = quote!(::scoped::__private::INTERCHANGE_WIDE_LANES);
             let wide_arm = self.chunk_arm(inv, indexed, &wide);
             let function = format_ident!("distribute_items_interchanged_wide{}", wait, span = span);
@@ -1157,13 +1161,15 @@ mod tests {
     }
 
     #[test]
-    fn loops_carrying_one_value_pair_chunks_into_wide_steps() {
+    fn loops_carrying_one_value_and_reading_one_pair_chunks_into_wide_steps() {
         let wide = "distribute_items_interchanged_wide";
         for (closure, paired) in [
             ("|idx| { let mut a = 0; for k in 0..n { a += k; } o[idx] = a; }", true),
             ("|idx| { let v = x[idx]; for k in 0..n { o[idx] += v * k; } }", true),
             ("|idx| { for t in tile.iter() { s[idx] += *t; } }", true),
             ("|idx| { let (mut a, mut b) = (0, 1); for k in 0..n { a += k; b *= k; } o[idx] = a + b; }", false),
+            // Two values per item only read in the loop.
+            ("|idx| { let (u, v) = (x[idx], y[idx]); for k in 0..n { o[idx] += u * v * k; } }", false),
         ] {
             let out = lowered(closure).unwrap_or_else(|| panic!("not interchanged: {closure}"));
             assert_eq!(out.contains(wide), paired, "{out}");

@@ -83,8 +83,9 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
     }
 }
 
-/// Items per step of a loop carrying at most one value per item: two
-/// chunks of [`INTERCHANGE_LANES`] side by side. Such a loop's lanes are
+/// Items per step of a loop carrying at most one value per item (and
+/// reading at most one other): two chunks of [`INTERCHANGE_LANES`] side
+/// by side. Such a loop's lanes are
 /// one chain of dependent adds per vector, each waiting for the last
 /// (4 cycles on AMD Zen 4), and the hand-written form keeps two vectors
 /// in flight: layer norm's row sums ran at half its peer's speed with 8
