@@ -13,7 +13,7 @@
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it, its index reads checked ahead
-//!   by [`lane_check`]), [`chunk_check`] (slice reads at computed
+//!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
 //!   indices, checked a chunk at a time), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
 //!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
@@ -32,10 +32,11 @@ mod fuse;
 mod grid_stride;
 pub(crate) mod group_slice;
 mod guard;
-mod interchange;
+pub(crate) mod interchange;
 mod item_copy;
 pub(crate) mod item_syntax;
 pub(crate) mod lane_check;
+mod lane_window;
 mod memory;
 mod read_only;
 mod stride_nest;

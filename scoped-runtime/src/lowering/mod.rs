@@ -9,6 +9,8 @@
 //!   [`chunk_check`], [`edges`], [`grid_stride`], [`stride_nest`],
 //!   [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
+//! * [`lane_window`]: the windows an interchanged loop's step reads
+//!   its lanes through;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -26,6 +28,7 @@ pub(crate) mod group_slice;
 pub(crate) mod guard;
 pub(crate) mod interchange;
 pub(crate) mod item_copy;
+pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
 pub(crate) mod stride_nest;
