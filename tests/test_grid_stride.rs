@@ -402,3 +402,41 @@ fn other_shapes_run_item_by_item() {
         }
     }
 }
+
+/// Each item sums its grid-stride elements of a slice parameter, which
+/// the rounds prefetch ahead of them.
+#[kernel]
+fn strided_sums(group: WorkGroup<1>, x: &[u64], mut out: ItemsWindow<'_, u64>) {
+    distribute_items!(group, |idx| {
+        let mut s = 0;
+        let mut i = idx.global_linear_id();
+        while i < x.len() {
+            s = (s * 3 + x[i]) % 1_000_003;
+            i += idx.global_linear_range();
+        }
+        out[idx] = s;
+    });
+}
+
+#[test]
+fn slices_read_at_the_index_give_the_plain_results() {
+    for (groups, size, n) in [(2, 64, 100_000), (3, 16, 1000), (1, 32, 17), (4, 8, 0)] {
+        let x: Vec<u64> = (0..n as u64).map(|v| v * 7919 % 1009).collect();
+        let items = groups * size;
+        let expected: Vec<u64> = (0..items)
+            .map(|gid| {
+                (gid..n)
+                    .step_by(items)
+                    .fold(0u64, |s, i| (s * 3 + x[i]) % 1_000_003)
+            })
+            .collect();
+        let mut out = vec![0; items];
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
+                strided_sums(g, &x, o)
+            })
+            .unwrap();
+        assert_eq!(out, expected, "{groups} groups of {size}, n = {n}");
+    }
+}

@@ -95,7 +95,8 @@ pub mod __private {
     };
     pub use crate::lowering::fuse::{distribute_groups_items, distribute_groups_looped};
     pub use crate::lowering::grid_stride::{
-        distribute_items_grid_stride, distribute_items_grid_stride_and_wait, GridStep,
+        distribute_items_grid_stride, distribute_items_grid_stride_and_wait, element_address,
+        GridStep,
     };
     pub use crate::lowering::group_size::require_group_size;
     pub use crate::lowering::group_slice::{

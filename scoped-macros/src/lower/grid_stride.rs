@@ -48,7 +48,10 @@
 //! The runtime checks what it can only see when the group runs: the rounds
 //! are taken when the starts of the group's items span less than `STRIDE`
 //! (no two items reach the same index) and `N + STRIDE` fits in `usize`;
-//! otherwise every item runs its plain body.
+//! otherwise every item runs its plain body. The first shared-slice
+//! parameter the loop body reads at `i` itself has each round's run asked
+//! of the caches two rounds ahead: a group's runs lie a stride apart, and
+//! hardware prefetchers stop at page boundaries.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -65,10 +68,51 @@ use crate::parse::Invocation;
 
 /// The grid-stride lowering of `inv`, if it has the shape described above.
 /// `inv.closure.body` is already lowered.
-pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
+/// `slices` are the shared-slice parameters in scope: the first one the
+/// loop body reads at the loop's index has its rounds prefetched.
+pub(crate) fn distribute_items(
+    inv: &Invocation,
+    group: &Expr,
+    slices: &[Ident],
+) -> Option<TokenStream> {
     let (item, stmts) = plain_item_block(inv)?;
     let shape = (0..stmts.len()).find_map(|at| Shape::new(&item, stmts, at))?;
-    Some(shape.lower(inv, group))
+    let bound = super::group_slice::bound_names(&inv.closure.body);
+    let read = read_at_index(&shape.body, &shape.index, slices, &bound);
+    Some(shape.lower(inv, group, read))
+}
+
+/// The first of `slices` (not bound in the body) that `body` reads at
+/// `index` itself.
+fn read_at_index(body: &[Stmt], index: &Ident, slices: &[Ident], bound: &[Ident]) -> Option<Ident> {
+    struct Reads<'a> {
+        index: &'a Ident,
+        slices: &'a [Ident],
+        bound: &'a [Ident],
+        found: Option<Ident>,
+    }
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
+            if let (Expr::Path(slice), None) = (peel(&read.expr), &self.found) {
+                let slice = slice.path.get_ident();
+                let known = slice.filter(|s| self.slices.contains(s) && !self.bound.contains(s));
+                if let Some(slice) = known.filter(|_| is_name(&read.index, self.index)) {
+                    self.found = Some(slice.clone());
+                }
+            }
+            syn::visit::visit_expr_index(self, read);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut reads = Reads {
+        index,
+        slices,
+        bound,
+        found: None,
+    };
+    body.iter().for_each(|stmt| reads.visit_stmt(stmt));
+    reads.found
 }
 
 /// A body split around its grid-stride loop.
@@ -171,7 +215,7 @@ impl<'a> Shape<'a> {
         })
     }
 
-    fn lower(&self, inv: &Invocation, group: &Expr) -> TokenStream {
+    fn lower(&self, inv: &Invocation, group: &Expr, read: Option<Ident>) -> TokenStream {
         let span = inv.name.span();
         let mixed = Span::mixed_site();
         let step = format_ident!("__scoped_step", span = mixed);
@@ -225,6 +269,12 @@ impl<'a> Shape<'a> {
             }
         };
         let (limit_item, stride_item) = (param(limit), param(stride));
+        let address = match read {
+            Some(slice) => {
+                quote!(|__scoped_i: usize| ::scoped::__private::element_address(#slice, __scoped_i))
+            }
+            None => quote!(|_: usize| ::core::ptr::null::<u8>()),
+        };
         let function = if inv.wait {
             "distribute_items_grid_stride_and_wait"
         } else {
@@ -241,6 +291,8 @@ impl<'a> Shape<'a> {
                 |#limit_item| -> usize { #limit },
                 #[inline(always)]
                 |#stride_item| -> usize { #stride },
+                #[inline(always)]
+                #address,
                 #[inline(always)]
                 |#step| match #step {
                     ::scoped::__private::GridStep::Item(#item) => #plain,
@@ -535,7 +587,7 @@ mod tests {
     /// or `None` if it keeps the plain loop.
     fn lowered(closure: &str) -> Option<String> {
         let (inv, group) = crate::lower::distribute_items_on_g(closure);
-        distribute_items(&inv, &group).map(|t| t.to_string())
+        distribute_items(&inv, &group, &[]).map(|t| t.to_string())
     }
 
     #[test]
@@ -569,6 +621,8 @@ mod tests {
                 |_| -> usize { x.len() },
                 #[inline(always)]
                 |idx| -> usize { idx.global_linear_range() },
+                #[inline(always)]
+                |_: usize| ::core::ptr::null::<u8>(),
                 #[inline(always)]
                 |__scoped_step| match __scoped_step {
                     ::scoped::__private::GridStep::Item(idx) => #plain,
@@ -614,6 +668,25 @@ mod tests {
             let lowered = lowered(closure).unwrap_or_else(|| panic!("not lowered: {closure}"));
             assert!(lowered.contains("distribute_items_grid_stride"), "{lowered}");
         }
+    }
+
+    #[test]
+    fn a_slice_read_at_the_index_is_prefetched() {
+        let lowered = |closure: &str, slices: &[Ident]| {
+            let (inv, group) = crate::lower::distribute_items_on_g(closure);
+            distribute_items(&inv, &group, slices).unwrap().to_string()
+        };
+        let (x, y) = (format_ident!("x"), format_ident!("y"));
+        let loop_over = "|idx| { let mut i = idx.global_linear_id();                          while i < n { o[i] = y[i + 1] + x[i]; i += s; } }";
+        // `x` is read at `i` itself; `y` only near it.
+        let out = lowered(loop_over, &[x.clone(), y.clone()]);
+        assert!(out.contains("element_address (x , __scoped_i)"), "{out}");
+        let out = lowered(loop_over, std::slice::from_ref(&y));
+        assert!(out.contains(":: core :: ptr :: null"), "{out}");
+        // A slice bound again in the body is not the parameter.
+        let shadowed = "|idx| { let x = [0; 4]; let mut i = idx.global_linear_id();                         while i < n { o[i] = x[i]; i += s; } }";
+        let out = lowered(shadowed, &[x]);
+        assert!(out.contains(":: core :: ptr :: null"), "{out}");
     }
 
     #[test]

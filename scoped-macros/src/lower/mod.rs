@@ -65,7 +65,7 @@ pub(crate) fn invocation(
         Collective::DistributeItems => guard::distribute_items(inv, group)
             .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
             .or_else(|| item_copy::distribute_items(inv, group))
-            .or_else(|| grid_stride::distribute_items(inv, group))
+            .or_else(|| grid_stride::distribute_items(inv, group, slices))
             .or_else(|| {
                 stride_nest::distribute_items(inv, group, |round| {
                     invocation(round, generics, slices, indexed)

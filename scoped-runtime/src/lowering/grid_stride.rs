@@ -43,16 +43,20 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
     start: impl Fn(SItem<D>) -> usize,
     limit: impl FnOnce(SItem<D>) -> usize,
     stride: impl FnOnce(SItem<D>) -> usize,
+    address: impl Fn(usize) -> *const u8,
     mut f: impl FnMut(GridStep<'_, D, S>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
     let (mut lo, mut hi, mut count) = (usize::MAX, 0, 0);
     let mut first = None;
+    // Whether the starts are `lo, lo + 1, …` in visiting order.
+    let mut consecutive = true;
     group.__for_each_item(
         #[inline(always)]
         |item| {
             let s = start(item);
+            consecutive &= count == 0 || s == lo.wrapping_add(count);
             lo = lo.min(s);
             hi = hi.max(s);
             count += 1;
@@ -80,6 +84,13 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
     // `offset < n` at every round, and `n + stride` fits: no overflow.
     let mut offset = 0usize;
     while lo + offset < n {
+        prefetch_round(
+            &address,
+            lo,
+            hi,
+            offset.saturating_add(PREFETCH_ROUNDS * stride),
+            n,
+        );
         let full = hi + offset < n;
         let lanes = states.as_mut_ptr();
         let mut k = 0;
@@ -91,6 +102,18 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
                 // the reference ends with the step, and no other reference
                 // to `states` is live in the round.
                 let values = unsafe { &mut *lanes.add(k) };
+                if full && consecutive {
+                    let i = lo + offset + k;
+                    // SAFETY: `k < count` (above) and the starts are `lo`,
+                    // …, `lo + count - 1 == hi`, so `i <= hi + offset < n`
+                    // (`full`). Told so, the optimiser drops the body's
+                    // bounds check of a slice of length `n` and walks it as
+                    // a plain loop would.
+                    unsafe { std::hint::assert_unchecked(i < n) };
+                    k += 1;
+                    f(GridStep::Step(item, values, i));
+                    return;
+                }
                 k += 1;
                 let i = start(item) + offset;
                 if full {
@@ -118,6 +141,55 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
     );
 }
 
+/// Rounds ahead whose memory a round asks the caches for.
+const PREFETCH_ROUNDS: usize = 2;
+
+/// Asks the caches for the memory the round at `offset` reads through the
+/// slice whose element `i` is at `address(i)` (null: no such slice).
+/// A group's rounds read one run a stride apart: hardware prefetchers stop
+/// at page boundaries, so each run would start with misses.
+#[inline(always)]
+fn prefetch_round(
+    address: &impl Fn(usize) -> *const u8,
+    lo: usize,
+    hi: usize,
+    offset: usize,
+    n: usize,
+) {
+    let Some(first) = lo.checked_add(offset).filter(|&i| i < n) else {
+        return;
+    };
+    let last = hi.saturating_add(offset).min(n - 1);
+    let (start, end) = (address(first), address(last));
+    if start.is_null() {
+        return;
+    }
+    let mut line = start;
+    while line <= end {
+        prefetch(line);
+        line = line.wrapping_add(64);
+    }
+}
+
+#[inline(always)]
+fn prefetch(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it reads nothing the program sees and
+    // never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
+/// The address of `slice[i]`, for the prefetches of the grid-stride rounds
+/// (`i` may be past the end: the address is only a hint).
+#[inline(always)]
+pub fn element_address<T>(slice: &[T], i: usize) -> *const u8 {
+    slice.as_ptr().wrapping_add(i).cast()
+}
+
 /// [`distribute_items_grid_stride`] followed by `group_barrier(group)`.
 #[inline(always)]
 #[track_caller]
@@ -126,8 +198,9 @@ pub fn distribute_items_grid_stride_and_wait<G: ScopedGroup<D>, const D: usize, 
     start: impl Fn(SItem<D>) -> usize,
     limit: impl FnOnce(SItem<D>) -> usize,
     stride: impl FnOnce(SItem<D>) -> usize,
+    address: impl Fn(usize) -> *const u8,
     f: impl FnMut(GridStep<'_, D, S>),
 ) {
-    distribute_items_grid_stride(group, start, limit, stride, f);
+    distribute_items_grid_stride(group, start, limit, stride, address, f);
     group_barrier(*group);
 }
