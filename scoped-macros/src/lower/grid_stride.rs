@@ -296,7 +296,8 @@ impl<'a> Shape<'a> {
                 #[inline(always)]
                 |#step| match #step {
                     ::scoped::__private::GridStep::Item(#item) => #plain,
-                    #[allow(unused_variables)]
+                    // The statements' `mut`s are for the loop, not here.
+                    #[allow(unused_variables, unused_mut)]
                     ::scoped::__private::GridStep::Start(#item, #values) => {
                         #(#prefix)*
                         #values.push((#(#names,)*));
@@ -626,7 +627,7 @@ mod tests {
                 #[inline(always)]
                 |__scoped_step| match __scoped_step {
                     ::scoped::__private::GridStep::Item(idx) => #plain,
-                    #[allow(unused_variables)]
+                    #[allow(unused_variables, unused_mut)]
                     ::scoped::__private::GridStep::Start(idx, __scoped_values) => {
                         let gid = idx.global_linear_id();
                         let mut s = 0.0f32;
