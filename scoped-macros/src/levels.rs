@@ -39,7 +39,7 @@ pub(crate) fn at_launch_level(
 /// `impl` (three would conflict), no `static` or `extern` block (three
 /// would be three places), no item by a macro and calls no macro that may
 /// expand to items, except the standard library's expression macros.
-fn can_be_copied(body: TokenStream) -> bool {
+pub(crate) fn can_be_copied(body: TokenStream) -> bool {
     let Ok(block) = syn::parse2::<syn::Block>(quote!({ #body })) else {
         return false;
     };

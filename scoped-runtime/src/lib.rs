@@ -113,6 +113,7 @@ pub mod __private {
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
+    pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
     pub use crate::lowering::GroupLoops;
 
     /// Fixes the sub-group size of an untyped kernel closure's group to

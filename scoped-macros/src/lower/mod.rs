@@ -19,7 +19,9 @@
 //!   (a grid-stride loop, run in rounds across the items), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
-//!   reference made for it alone).
+//!   reference made for it alone); and after them [`same_group`] (the
+//!   lowered loop in two copies, one where the windows it indexes by item
+//!   are known to be its group's).
 
 mod chunk_check;
 mod closure;
@@ -36,6 +38,7 @@ pub(crate) mod item_syntax;
 pub(crate) mod lane_check;
 mod memory;
 mod read_only;
+mod same_group;
 
 use proc_macro2::TokenStream;
 use syn::{Expr, Ident};
@@ -58,14 +61,17 @@ pub(crate) fn invocation(
 ) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
-        Collective::DistributeItems => guard::distribute_items(inv, group)
-            .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
-            .or_else(|| item_copy::distribute_items(inv, group))
-            .or_else(|| grid_stride::distribute_items(inv, group))
-            .or_else(|| interchange::distribute_items(inv, group, indexed))
-            .or_else(|| group_slice::distribute_items(inv, group, slices))
-            .or_else(|| chunk_check::distribute_items(inv, group, slices))
-            .unwrap_or_else(|| closure::call(inv, group)),
+        Collective::DistributeItems => {
+            let lowered = guard::distribute_items(inv, group)
+                .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
+                .or_else(|| item_copy::distribute_items(inv, group))
+                .or_else(|| grid_stride::distribute_items(inv, group))
+                .or_else(|| interchange::distribute_items(inv, group, indexed))
+                .or_else(|| group_slice::distribute_items(inv, group, slices))
+                .or_else(|| chunk_check::distribute_items(inv, group, slices))
+                .unwrap_or_else(|| closure::call(inv, group));
+            same_group::versioned(inv, group, lowered)
+        }
         Collective::DistributeGroups => fuse::distribute_groups(inv, group)
             .or_else(|| fuse::distribute_groups_looped(inv, group))
             .unwrap_or_else(|| closure::call(inv, group)),

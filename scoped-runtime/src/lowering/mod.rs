@@ -8,6 +8,8 @@
 //! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
 //!   [`chunk_check`], [`edges`], [`grid_stride`], [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
+//! * [`same_group`]: whether the windows an item loop indexes by item
+//!   are its group's, the condition of a loop copy where their checks fold;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -27,6 +29,7 @@ pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod loops;
 pub(crate) mod read_only;
+pub(crate) mod same_group;
 
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;
