@@ -33,19 +33,27 @@ pub trait WindowTag {
     fn __window_tag(&self) -> Option<GroupTag>;
 }
 
-impl<T, const D: usize> WindowTag for GroupProbe<'_, ItemsWindow<'_, T, D>> {
-    #[inline(always)]
-    fn __window_tag(&self) -> Option<GroupTag> {
-        Some(self.0.tag())
-    }
+/// Windows as values and behind references (a group function's
+/// `out: &mut ItemsWindow<..>`).
+macro_rules! window_tags {
+    ($($window:ty),*) => {$(
+        impl<T, const D: usize> WindowTag for GroupProbe<'_, $window> {
+            #[inline(always)]
+            fn __window_tag(&self) -> Option<GroupTag> {
+                Some(self.0.tag())
+            }
+        }
+    )*};
 }
 
-impl<T, const D: usize> WindowTag for GroupProbe<'_, ItemsRefWindow<'_, T, D>> {
-    #[inline(always)]
-    fn __window_tag(&self) -> Option<GroupTag> {
-        Some(self.0.tag())
-    }
-}
+window_tags!(
+    ItemsWindow<'_, T, D>,
+    &ItemsWindow<'_, T, D>,
+    &mut ItemsWindow<'_, T, D>,
+    ItemsRefWindow<'_, T, D>,
+    &ItemsRefWindow<'_, T, D>,
+    &mut ItemsRefWindow<'_, T, D>
+);
 
 /// Anything else, through one more auto-reference.
 pub trait NotAWindow {
@@ -109,13 +117,17 @@ mod tests {
             )
         };
         let other = vec![1, 2, 3];
+        let (mut window, input_ref) = (window, &input);
         use super::{NotAWindow as _, WindowTag as _};
+        let window_mut = &mut window;
         let probes = [
-            (&GroupProbe(&window)).__window_tag(),
+            (&GroupProbe(&window_mut)).__window_tag(),
             (&GroupProbe(&input)).__window_tag(),
             (&GroupProbe(&other)).__window_tag(),
         ];
+        let by_reference = (&GroupProbe(&input_ref)).__window_tag();
         assert_eq!(probes, [Some(tags.group(1)), Some(tags.group(1)), None]);
+        assert_eq!(by_reference, Some(tags.group(1)));
         assert!(same_group(&group(1), probes));
         assert!(!same_group(&group(0), probes));
         assert!(same_group(&group(0), [probes[2]]));
