@@ -93,7 +93,9 @@ fn write_through_old_group(
     _group: WorkGroup<1>,
     (mut a, mut b): (ItemsWindow<'_, i32>, ItemsWindow<'_, i32>),
 ) {
-    let old = KEPT.with(Cell::get).expect("the earlier launch kept a group");
+    let old = KEPT
+        .with(Cell::get)
+        .expect("the earlier launch kept a group");
     write_both(old, &mut a, &mut b);
 }
 
@@ -136,13 +138,18 @@ fn one_window_of_another_launch_panics_after_the_writes_before_it() {
     let (mut outer, mut inner) = (vec![0; 16], vec![0; 16]);
     let inner_out = Mutex::new(&mut inner);
     let message = panic_message(|| {
-        let _ = queue.parallel_with(1, 16, ItemsMut::new(&mut outer), |_: WorkGroup<1>, other| {
-            let other = Mutex::new(other);
-            let mut inner = inner_out.lock().unwrap();
-            let _ = queue.parallel_with(1, 16, ItemsMut::new(&mut inner), |g, own| {
-                write_own_then_other(g, own, &mut other.lock().unwrap())
-            });
-        });
+        let _ = queue.parallel_with(
+            1,
+            16,
+            ItemsMut::new(&mut outer),
+            |_: WorkGroup<1>, other| {
+                let other = Mutex::new(other);
+                let mut inner = inner_out.lock().unwrap();
+                let _ = queue.parallel_with(1, 16, ItemsMut::new(&mut inner), |g, own| {
+                    write_own_then_other(g, own, &mut other.lock().unwrap())
+                });
+            },
+        );
     });
     assert_eq!(
         message,

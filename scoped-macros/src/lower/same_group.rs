@@ -26,7 +26,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned, ToTokens};
 use syn::visit::Visit;
-use syn::{Expr, Ident};
+use syn::{Expr, ExprClosure, Ident, Stmt};
 
 use super::group_slice::bound_names;
 use super::item_syntax::peel;
@@ -36,21 +36,38 @@ use crate::parse::{Collective, Invocation};
 /// `lowered` (the lowering of `inv`) in two copies chosen by whether the
 /// windows its body indexes by item are `group`'s, if it indexes any.
 pub(crate) fn versioned(inv: &Invocation, group: &Expr, lowered: TokenStream) -> TokenStream {
-    if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 {
+    if inv.kind != Collective::DistributeItems {
         return lowered;
     }
-    let Some(item) = pat_ident(&inv.closure.inputs[0]) else {
+    versioned_loop(&inv.closure, &[], group, inv.name.span(), lowered)
+}
+
+/// `lowered`, a loop over `group`'s items running `items` (an item
+/// closure), in two copies as above; `outer` are names bound around the
+/// closure inside `lowered` (a fused loop's sub-group and `for` pattern),
+/// out of scope where the copies are chosen.
+pub(crate) fn versioned_loop(
+    items: &ExprClosure,
+    outer: &[Ident],
+    group: &Expr,
+    span: Span,
+    lowered: TokenStream,
+) -> TokenStream {
+    if items.inputs.len() != 1 {
+        return lowered;
+    }
+    let Some(item) = pat_ident(&items.inputs[0]) else {
         return lowered;
     };
-    let names = item_indexed(&inv.closure.body, &item);
-    if names.is_empty() || !crate::levels::can_be_copied(inv.closure.body.to_token_stream()) {
+    let mut names = item_indexed(&items.body, &item);
+    names.retain(|n| !outer.contains(n));
+    if names.is_empty() || !crate::levels::can_be_copied(items.body.to_token_stream()) {
         return lowered;
     }
-    let span = inv.name.span();
-    let same = format_ident!("__scoped_same_group", span = Span::mixed_site());
-    let probes = names.iter().map(|name| {
-        quote_spanned!(span=> (&::scoped::__private::GroupProbe(&#name)).__window_tag())
-    });
+    let same = same_name();
+    let probes = names.iter().map(
+        |name| quote_spanned!(span=> (&::scoped::__private::GroupProbe(&#name)).__window_tag()),
+    );
     quote_spanned! {span=>
         {
             let #same = {
@@ -61,6 +78,44 @@ pub(crate) fn versioned(inv: &Invocation, group: &Expr, lowered: TokenStream) ->
             if #same { #lowered } else { #lowered }
         }
     }
+}
+
+/// The condition's name, out of the user's reach.
+fn same_name() -> Ident {
+    format_ident!("__scoped_same_group", span = Span::mixed_site())
+}
+
+/// The lowering inside `expr` if `expr` is two copies made by
+/// [`versioned_loop`], else `expr`: what the shortcuts that take a
+/// lowered loop apart (`fuse.rs`) look at.
+pub(crate) fn first_copy(expr: &Expr) -> &Expr {
+    let Expr::Block(block) = expr else {
+        return expr;
+    };
+    let [Stmt::Local(local), Stmt::Expr(Expr::If(choice), None)] = block.block.stmts.as_slice()
+    else {
+        return expr;
+    };
+    let named_same = |pat: &syn::Pat| matches!(pat, syn::Pat::Ident(p) if p.ident == same_name());
+    let condition_is_same = matches!(&*choice.cond, Expr::Path(p) if p.path.is_ident(&same_name()));
+    match choice.then_branch.stmts.as_slice() {
+        [Stmt::Expr(first, None)] if named_same(&local.pat) && condition_is_same => first,
+        _ => expr,
+    }
+}
+
+/// Every name `pat` binds.
+pub(crate) fn pattern_names(pat: &syn::Pat) -> Vec<Ident> {
+    struct Names(Vec<Ident>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.clone());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut names = Names(Vec::new());
+    names.visit_pat(pat);
+    names.0
 }
 
 /// The names `body` indexes with `item` (`name[item]`), each once, in
@@ -141,6 +196,43 @@ mod tests {
     fn lowered(closure: &str) -> String {
         let (inv, group) = crate::lower::distribute_items_on_g(closure);
         versioned(&inv, &group, quote!(LOWERED)).to_string()
+    }
+
+    #[test]
+    fn the_first_copy_is_found_again() {
+        let (inv, group) = crate::lower::distribute_items_on_g("|i| out[i] = 1");
+        let plain = quote!(::scoped::__private::distribute_items(&g, |i| out[i] = 1));
+        let two: Expr = syn::parse2(versioned(&inv, &group, plain.clone())).unwrap();
+        let first = first_copy(&two);
+        assert_eq!(quote!(#first).to_string(), plain.to_string());
+        // Anything else is itself.
+        let other: Expr = syn::parse_quote!({
+            let x = 1;
+            if x {
+                a
+            } else {
+                a
+            }
+        });
+        assert_eq!(first_copy(&other), &other);
+    }
+
+    #[test]
+    fn names_bound_around_the_closure_are_left_out() {
+        let closure: ExprClosure = syn::parse_str("|i| { row[i] = out[i]; }").unwrap();
+        let group: Expr = syn::parse_str("g").unwrap();
+        let span = Span::call_site();
+        let out = versioned_loop(&closure, &[format_ident!("row")], &group, span, quote!(L));
+        assert!(out.to_string().contains("GroupProbe (& out)"), "{out}");
+        assert!(!out.to_string().contains("GroupProbe (& row)"), "{out}");
+        let out = versioned_loop(
+            &closure,
+            &[format_ident!("row"), format_ident!("out")],
+            &group,
+            span,
+            quote!(L),
+        );
+        assert_eq!(out.to_string(), "L");
     }
 
     #[test]

@@ -77,7 +77,8 @@ pub fn same_group<G: ScopedGroup<D>, const D: usize, const N: usize>(
 ) -> bool {
     let own = group.__tag();
     // `&` rather than `&&`: one condition, without a branch per window.
-    tags.iter().fold(true, |all, tag| all & tag.is_none_or(|t| t == own))
+    tags.iter()
+        .fold(true, |all, tag| all & tag.is_none_or(|t| t == own))
 }
 
 #[cfg(test)]
@@ -89,6 +90,8 @@ mod tests {
     use crate::{ItemsMut, ItemsRef, WorkGroup};
 
     #[test]
+    // The `&` of the generated code: it picks the trait.
+    #[allow(clippy::needless_borrow)]
     fn windows_of_the_group_and_other_values() {
         let shape = LaunchShape::new(Range::new([2]), Range::new([4])).unwrap();
         let tags = LaunchTags::for_launch(&shape).unwrap();
