@@ -46,6 +46,7 @@ use syn::{Expr, Ident};
 pub(crate) use const_checks::group_shape;
 pub(crate) use lane_check::Indexed;
 pub(crate) use read_only::read_only;
+pub(crate) use same_group::first_copies;
 
 use crate::parse::{Collective, Invocation};
 
