@@ -121,12 +121,21 @@ impl Trace {
 
 /// The order of the interchanged lowering for a row of `len` items with
 /// first local linear id `first`, `steps` loop iterations, step 0 before
-/// the loop, steps `1..=steps` in the loop, `steps + 1` after it.
+/// the loop, steps `1..=steps` in the loop, `steps + 1` after it. The
+/// traced bodies carry at most one value through their loop, so two full
+/// chunks next to each other run as one of `2 W` lanes.
 fn interchanged_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
     let mut order = Vec::new();
     let full = len - len % W;
-    for chunk in (0..full).step_by(W) {
-        let lanes = first + chunk..first + chunk + W;
+    let mut chunks = Vec::new();
+    let mut chunk = 0;
+    while chunk < full {
+        let lanes = if chunk + 2 * W <= full { 2 * W } else { W };
+        chunks.push(chunk..chunk + lanes);
+        chunk += lanes;
+    }
+    for chunk in chunks {
+        let lanes = first + chunk.start..first + chunk.end;
         order.extend(lanes.clone().map(|l| (l, 0)));
         for s in 1..=steps {
             order.extend(lanes.clone().map(|l| (l, s)));
@@ -188,7 +197,7 @@ fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
     for got in trace.into_inner() {
         assert_eq!(got, interchanged_row(0, size, STEPS), "slice");
     }
-    for size in [3, W, W + 3, 2 * W + 1] {
+    for size in [3, W, W + 3, 2 * W + 1, 3 * W + 2, 4 * W] {
         let trace = Trace::new(2);
         Queue::with_threads(2)
             .unwrap()
@@ -218,17 +227,21 @@ fn traced_2d(group: WorkGroup<2>, steps: usize, trace: &Trace) {
 
 #[test]
 fn two_dimensional_groups_interchange_each_row() {
-    let (rows, columns) = (3, W + 2);
-    let trace = Trace::new(4);
-    Queue::with_threads(2)
-        .unwrap()
-        .parallel([2, 2], [rows, columns], |g| traced_2d(g, STEPS, &trace))
-        .unwrap();
-    let want: Vec<(usize, usize)> = (0..rows)
-        .flat_map(|r| interchanged_row(r * columns, columns, STEPS))
-        .collect();
-    for got in trace.into_inner() {
-        assert_eq!(got, want);
+    // Rows of one chunk, of one chunk each (never paired across rows),
+    // and of a pair and a chunk.
+    for columns in [W + 2, W, 3 * W + 1] {
+        let rows = 3;
+        let trace = Trace::new(4);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel([2, 2], [rows, columns], |g| traced_2d(g, STEPS, &trace))
+            .unwrap();
+        let want: Vec<(usize, usize)> = (0..rows)
+            .flat_map(|r| interchanged_row(r * columns, columns, STEPS))
+            .collect();
+        for got in trace.into_inner() {
+            assert_eq!(got, want, "rows of {columns}");
+        }
     }
 }
 
@@ -568,4 +581,95 @@ fn a_fold_that_fails_runs_the_same_loop_and_panics_at_the_same_read() {
         message.contains("index out of bounds: the len is 287 but the index is 287"),
         "{message}"
     );
+}
+
+/// Rows of `cols` values in 1-D groups of `cols` items, each item summing
+/// `x[k * cols + item * m]` over the rows and writing the running sum to a
+/// `ChunkWindow`: with `m == 1` every step's reads are consecutive and go
+/// through windows (16 lanes a step, a carried value), with `m == 2` no
+/// step's are and every step runs checked.
+#[kernel]
+fn column_sums(
+    group: WorkGroup<1>,
+    x: &[f32],
+    (m, rows, cols): (usize, usize, usize),
+    mut out: ChunkWindow<'_, f32>,
+) {
+    let base = group.group_linear_id() * rows * cols;
+    distribute_items!(group, |idx| {
+        let c = idx.local_linear_id(&group);
+        let mut sum = 0.0f32;
+        for k in 0..rows {
+            sum = x[k * cols + c * m].mul_add(0.5, sum);
+            out[base + k * cols + c] = sum;
+        }
+    });
+}
+
+/// The same, `out` named twice in the loop body: no `&mut` window is
+/// taken for it, the reads of `x` still go through theirs.
+#[kernel]
+fn column_sums_twice(
+    group: WorkGroup<1>,
+    x: &[f32],
+    (m, rows, cols): (usize, usize, usize),
+    mut out: ChunkWindow<'_, f32>,
+) {
+    let base = group.group_linear_id() * rows * cols;
+    distribute_items!(group, |idx| {
+        let c = idx.local_linear_id(&group);
+        let mut sum = 0.0f32;
+        for k in 0..rows {
+            sum = x[k * cols + c * m].mul_add(0.5, sum);
+            out[base + k * cols + c] = 0.0;
+            out[base + k * cols + c] += sum;
+        }
+    });
+}
+
+fn column_sums_reference(x: &[f32], m: usize, rows: usize, cols: usize, groups: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; groups * rows * cols];
+    for g in 0..groups {
+        for c in 0..cols {
+            let mut sum = 0.0f32;
+            for k in 0..rows {
+                sum = x[k * cols + c * m].mul_add(0.5, sum);
+                out[g * rows * cols + k * cols + c] = sum;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn windowed_and_checked_steps_are_bit_for_bit_the_serial_loop() {
+    let rows = 20;
+    for cols in [W, 2 * W, 3 * W, 3 * W + 5] {
+        for m in [1, 2] {
+            let x: Vec<f32> = (0..rows * cols * 2)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+                .collect();
+            let want = column_sums_reference(&x, m, rows, cols, 2);
+            for twice in [false, true] {
+                let mut out = vec![f32::NAN; 2 * rows * cols];
+                Queue::with_threads(2)
+                    .unwrap()
+                    .parallel_with(2, cols, ChunksMut::new(&mut out, rows * cols), |g, out| {
+                        if twice {
+                            column_sums_twice(g, &x, (m, rows, cols), out)
+                        } else {
+                            column_sums(g, &x, (m, rows, cols), out)
+                        }
+                    })
+                    .expect("launch");
+                for (i, (got, want)) in out.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "cols {cols}, m {m}, twice {twice}, element {i}"
+                    );
+                }
+            }
+        }
+    }
 }

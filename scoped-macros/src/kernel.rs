@@ -480,27 +480,30 @@ mod tests {
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel).to_string();
         assert!(!lowered.contains("compile_error"), "{lowered}");
-        // Per level: the slices `x` (local) and `g`, and the window `out`.
+        // Per level and step width (one value carried: steps of 8 and
+        // 16 lanes): the slices `x` (local) and `g`, and the window `out`.
         assert_eq!(
             lowered.matches("__scoped_fits_2 &=").count(),
-            3,
+            6,
             "{lowered}"
         );
         assert_eq!(
             lowered.matches("< < [_] > :: len (x)").count(),
-            3,
+            6,
             "{lowered}"
         );
         assert_eq!(
             lowered.matches("< < [_] > :: len (g)").count(),
-            3,
+            6,
             "{lowered}"
         );
         assert_eq!(
             lowered.matches("out . __index_fits").count(),
-            3,
+            6,
             "{lowered}"
         );
+        // Each read through a window in the steps that take them.
+        assert_eq!(lowered.matches("with_windows_3").count(), 6, "{lowered}");
     }
 
     #[test]

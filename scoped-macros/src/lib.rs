@@ -339,7 +339,23 @@ collective_macros! {
     /// `*` of integer literals, item queries, names of the loop's pattern,
     /// top-level `let`s of the loop body made the same way, and names from
     /// outside the body (a slice's index not a lone name other than a
-    /// query). The lanes then run as written, in either case.
+    /// query). The lanes then run as written, in either case. Where such
+    /// reads depend on the item, each step first takes, for every read
+    /// whose `W` indices are consecutive and lie in its slice or window,
+    /// the `W` elements as one array, and the lanes read lane `l` of it
+    /// (computing the index as written, for its overflow checks): the same
+    /// element, with no check. A read is taken so only where every name in
+    /// its index holds one value through the step (bound once, not `mut`,
+    /// a `let` before the read, or a name from outside the item body the
+    /// loop only reads), no macro in the loop names them, the loop body
+    /// never assigns a slice it reads that way, and a `ChunkWindow` is
+    /// named once in the loop body; at most eight a step.
+    ///
+    /// A loop that uses at most one binding from before it that it changes
+    /// (a running sum) and at most one that it only reads runs two
+    /// neighbouring chunks of a row as one step of `2 W` items: one chain
+    /// of dependent adds per vector leaves the adder waiting on its own
+    /// latency.
     distribute_items;
     /// `distribute_items_and_wait!(group, |idx| { ... })`:
     /// `distribute_items!` followed by `group_barrier(group)`.

@@ -105,15 +105,24 @@ pub mod __private {
         OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::interchange::{
-        distribute_items_interchanged, distribute_items_interchanged_and_wait, lane_array,
-        ItemChunk, ItemLanes, Rezip, Unzip, INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS,
+        distribute_items_interchanged, distribute_items_interchanged_and_wait,
+        distribute_items_interchanged_wide, distribute_items_interchanged_wide_and_wait,
+        lane_array, ItemChunk, ItemLanes, Rezip, Unzip, WideItemChunk, INTERCHANGE_LANES,
+        INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
         ItemCopyPlace, LocalSlice, NoItemCopy,
     };
+    pub use crate::lowering::lane_window::{
+        lane_window, with_windows, with_windows_2, with_windows_3, with_windows_4, with_windows_5,
+        with_windows_6, with_windows_7, with_windows_8, LaneWindow,
+    };
     pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
+    pub use crate::lowering::stride_nest::{
+        group_stride_barrier, group_stride_round_full, group_stride_rounds,
+    };
     pub use crate::lowering::GroupLoops;
 
     /// Fixes the sub-group size of an untyped kernel closure's group to

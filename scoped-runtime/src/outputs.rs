@@ -408,6 +408,20 @@ fn chunk_outside(index: usize, start: usize, len: usize) -> ! {
     )
 }
 
+#[cfg(test)]
+impl<'a, T> ChunkWindow<'a, T> {
+    /// A window over all of `data`, standing for the positions from
+    /// `start` on of a whole slice.
+    pub(crate) fn over(data: &'a mut [T], start: usize) -> Self {
+        ChunkWindow {
+            ptr: data.as_mut_ptr(),
+            start,
+            len: data.len(),
+            _borrow: PhantomData,
+        }
+    }
+}
+
 impl<T> Index<usize> for ChunkWindow<'_, T> {
     type Output = T;
     #[inline(always)]

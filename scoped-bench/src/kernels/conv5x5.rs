@@ -9,9 +9,13 @@
 //!   into local memory, each the points at its own position and every
 //!   16th row and column after it, a barrier, then each item sums its 25
 //!   products from the tile. The filter is a shared input, as constant
-//!   memory on a GPU. 1.15–1.4× the peer (AMD EPYC, AVX-512): the
-//!   strided halo loads read the image at indices computed in `while`
-//!   loops, checked per item.
+//!   memory on a GPU. The fill's two `while` loops run as rounds of
+//!   item loops (`stride_nest`), a tile row per row of items, the rounds
+//!   every item takes part in without the loops' bound, and each round's
+//!   reads of the image checked a chunk at a time (`chunk_check`), so the
+//!   fill is vector copies: about the peer's time (AMD EPYC Zen 4,
+//!   baseline, AVX2 and AVX-512); with each item's loops run in turn,
+//!   1.3–1.5×.
 //! * peer: `par_chunks_mut` over the output's rows; each row sums the 25
 //!   shifted input rows into it, vectorised along the row, with the edge
 //!   points and the rows near the image's edges taking the zeros

@@ -25,12 +25,14 @@
 //!   of lane accumulators, combined as the same tree, and normalised in a
 //!   plain loop.
 //!
-//! Both `scoped` variants run behind the peer: the interchanged row sums
-//! run as 8-lane `vaddps`/`vfmadd231ps` (their reads checked once per
-//! step for all lanes) and the butterfly's shuffles and adds are one
-//! vector instruction each, but the normalising loop stays scalar: the
-//! lanes' indices reach it as elements of a vector the optimiser made
-//! for the checks, not as consecutive ids.
+//! Every loop of both `scoped` variants runs vectorised: interchanged,
+//! each read through a window of its consecutive elements (the
+//! normalising loop's store too), two chunks of 8 items a step where a
+//! loop holds few values per item, and the butterfly's shuffles and adds
+//! one vector instruction each. The `reduce_over_group` form runs at about
+//! its peer's speed. The butterfly form lags: its mean and scale are per
+//! item (lane arrays, not one scalar), and the optimiser splits the 16
+//! lanes of its variance loop into uneven vector pieces.
 
 use rayon::prelude::*;
 use scoped::prelude::*;

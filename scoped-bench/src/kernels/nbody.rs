@@ -42,7 +42,8 @@
 //! * peer: `par_chunks_mut` over blocks of 256 bodies `i`, each block
 //!   taken 8 bodies at a time in `wide::f32x8` registers (positions and
 //!   the three accumulators), with the `j` loop over all bodies inside:
-//!   body `j` is broadcast to all 8 lanes (`f32x8::splat`). The same
+//!   body `j` is broadcast to all 8 lanes (`f32x8::splat`), its
+//!   multiply-adds fused as the kernels' `mul_add` (see [`fused`]). The same
 //!   vector work per interaction as the scoped item loop, with the
 //!   accumulators in registers rather than local memory, and no tiling:
 //!   body `j` is read straight from the input arrays (256 KiB at full
@@ -350,7 +351,7 @@ fn accelerations_x8(body: [&[f32]; 4], i0: usize) -> [f32x8; 3] {
         let dx = f32x8::splat(xj) - xi;
         let dy = f32x8::splat(yj) - yi;
         let dz = f32x8::splat(zj) - zi;
-        let d2 = dx.mul_add(dx, dy.mul_add(dy, dz.mul_add(dz, softening_squared)));
+        let d2 = fused(dx, dx, fused(dy, dy, fused(dz, dz, softening_squared)));
         let inv = f32x8::ONE / d2.sqrt();
         let s = f32x8::splat(mj) * (inv * inv * inv);
         sum[0] += dx * s;
@@ -358,6 +359,20 @@ fn accelerations_x8(body: [&[f32]; 4], i0: usize) -> [f32x8; 3] {
         sum[2] += dz * s;
     }
     sum
+}
+
+/// `a · b + c` rounded once in every lane, as `f32::mul_add` in the
+/// kernels: one FMA instruction where the build has FMA; without it,
+/// `f32x8::mul_add` would multiply and add (two roundings), so each lane
+/// takes `f32::mul_add`, as the kernels' baseline copies do.
+#[inline(always)]
+fn fused(a: f32x8, b: f32x8, c: f32x8) -> f32x8 {
+    if cfg!(target_feature = "fma") {
+        a.mul_add(b, c)
+    } else {
+        let (a, b, c) = (a.to_array(), b.to_array(), c.to_array());
+        f32x8::new(std::array::from_fn(|i| a[i].mul_add(b[i], c[i])))
+    }
 }
 
 /// The serial reference for body `i`.

@@ -34,8 +34,11 @@
 //! `-`, `*`, parentheses, integer literals, item queries (`idx.
 //! local_id_dim(&group, 1)`) and names, at least one of them the item's,
 //! each name either bound once in the body by a top-level `let` of item
-//! queries alone (`let (r, c) = (..);`, not `mut`) or bound outside it
-//! and only read in the body. The check computes each index with
+//! queries alone (`let (r, c) = (..);`, not `mut`), or bound once by a
+//! `let` in scope at the read (not `mut`) to a value of the index's own
+//! shape, which the check computes in its place, or bound outside it
+//! and only read in the body; `a.wrapping_add(b)`, `wrapping_sub`,
+//! `wrapping_mul` count as `+`, `-`, `*`. The check computes each index with
 //! wrapping arithmetic, so that it cannot panic: in release builds that
 //! is the body's own arithmetic, which the optimiser then shares.
 
@@ -47,7 +50,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Lit, Pat, Stmt};
 
 use super::group_slice::bound_names;
-use super::interchange::only_read;
+use super::interchange::{is_wrapping_arithmetic, only_read, read_only_inner};
 use super::item_syntax::{peel, query};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
@@ -83,6 +86,8 @@ pub(crate) fn distribute_items(
         indices: Vec::new(),
         read_slices: Vec::new(),
         names: Vec::new(),
+        lets: Vec::new(),
+        checked: Vec::new(),
     };
     reads.visit_expr(body);
     if reads.checks.is_empty() || !stmts.iter().all(|stmt| only_read(stmt, &reads.names)) {
@@ -108,6 +113,7 @@ pub(crate) fn distribute_items(
     let mut windowed = Windowed {
         reads: &reads,
         count: 0,
+        met: 0,
         fast: &fast,
     };
     windowed.visit_expr_mut(&mut closure.body);
@@ -152,14 +158,20 @@ pub(crate) fn distribute_items(
 /// `__scoped_lane` of their window instead of indexing the slice.
 struct Windowed<'a, 'r> {
     reads: &'a Reads<'r>,
+    /// Checked reads rewritten so far.
     count: usize,
+    /// Index expressions met so far.
+    met: usize,
     fast: &'a Ident,
 }
 
 impl VisitMut for Windowed<'_, '_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Index(read) = &*expr {
-            if let Some((slice, _, _)) = self.reads.checked(read) {
+            let checked = self.reads.checked[self.met];
+            self.met += 1;
+            if checked {
+                let slice = &self.reads.read_slices[self.count];
                 let number = syn::Index::from(self.count);
                 self.count += 1;
                 let index = &read.index;
@@ -244,6 +256,13 @@ struct Reads<'a> {
     read_slices: Vec<Ident>,
     /// Names from outside the body that the indices read.
     names: Vec<Ident>,
+    /// The `let`s in scope that bind names to values of the indices'
+    /// shape (`let (i, j) = (row0.wrapping_add(r), c + 1);`), inlined
+    /// where an index names them.
+    lets: Vec<(Ident, Expr)>,
+    /// For every index expression of the body, in the order both visitors
+    /// meet them, whether it is a checked read.
+    checked: Vec<bool>,
 }
 
 impl Reads<'_> {
@@ -252,6 +271,10 @@ impl Reads<'_> {
     /// outside the body it reads in `outside`.
     fn index(&self, index: &Expr, outside: &mut Vec<Ident>) -> Option<(TokenStream, bool)> {
         let mixed = Span::mixed_site();
+        // A receiver the walker reads through `Rule4ReadOnly`.
+        if let Some(inner) = read_only_inner(index) {
+            return self.index(inner, outside);
+        }
         match index {
             Expr::Paren(p) => self.index(&p.expr, outside),
             Expr::Group(g) => self.index(&g.expr, outside),
@@ -261,6 +284,11 @@ impl Reads<'_> {
             Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
                 let name = path.path.get_ident()?;
                 let of_item = self.queries.contains(name);
+                if let Some((_, value)) = self.lets.iter().find(|(n, _)| n == name) {
+                    if !of_item {
+                        return self.index(value, outside);
+                    }
+                }
                 if !of_item {
                     if self.bound.contains(name) || name == self.item {
                         return None;
@@ -278,6 +306,15 @@ impl Reads<'_> {
                 let (right, r) = self.index(&b.right, outside)?;
                 Some((
                     quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
+                    l || r,
+                ))
+            }
+            Expr::MethodCall(call) if is_wrapping_arithmetic(call) => {
+                let method = &call.method;
+                let (left, l) = self.index(&call.receiver, outside)?;
+                let (right, r) = self.index(&call.args[0], outside)?;
+                Some((
+                    quote_spanned!(mixed=> ::core::primitive::usize::#method(#left, #right)),
                     l || r,
                 ))
             }
@@ -312,6 +349,7 @@ impl Reads<'_> {
 impl<'ast> Visit<'ast> for Reads<'_> {
     fn visit_expr_index(&mut self, read: &'ast syn::ExprIndex) {
         if let Some((slice, index, outside)) = self.checked(read) {
+            self.checked.push(true);
             self.checks.push(quote!(#index < <[_]>::len(#slice)));
             self.indices.push(index);
             self.read_slices.push(slice);
@@ -320,7 +358,41 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             // them, which keeps the reads' order that of `Windowed`.
             return;
         }
+        self.checked.push(false);
         syn::visit::visit_expr_index(self, read);
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        let in_scope = self.lets.len();
+        syn::visit::visit_block(self, block);
+        self.lets.truncate(in_scope);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let Some(init) = &local.init else { return };
+        self.visit_expr(&init.expr);
+        if let Some((_, diverge)) = &init.diverge {
+            self.visit_expr(diverge);
+            return;
+        }
+        let pairs: Vec<(&Pat, &Expr)> = match (&local.pat, peel(&init.expr)) {
+            (Pat::Tuple(pats), Expr::Tuple(values)) if pats.elems.len() == values.elems.len() => {
+                pats.elems.iter().zip(&values.elems).collect()
+            }
+            (pat, value) => vec![(pat, value)],
+        };
+        for (pat, value) in pairs {
+            let Pat::Ident(p) = pat else { continue };
+            let once = self.bound.iter().filter(|b| **b == p.ident).count() == 1;
+            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            if once
+                && plain
+                && local.attrs.is_empty()
+                && self.index(value, &mut Vec::new()).is_some()
+            {
+                self.lets.push((p.ident.clone(), value.clone()));
+            }
+        }
     }
 
     // Reads inside closures may run any number of times, with names the
@@ -361,6 +433,12 @@ mod tests {
                 "|i| { let j = i.global_id_dim(0); if j > 0 { o[i] = a[j - 1]; } }",
                 1,
             ),
+            // Names bound on the way to a read by `let`s of index terms, and
+            // wrapping arithmetic, on receivers read through `Rule4ReadOnly`.
+            (
+                "|i| { let j = i.global_id_dim(0); let t = j + k; if t > 0 {                  let (p, q) = ((*::scoped::__private::Rule4ReadOnly(&r0)).wrapping_add(t), 2 * j);                  o[i] = a[p * n] + b[q.wrapping_sub(1)]; } }",
+                2,
+            ),
         ] {
             let out = lowered(closure).unwrap_or_else(|| panic!("not lowered: {closure}"));
             assert!(out.contains("distribute_items_chunk_checked"), "{out}");
@@ -390,6 +468,11 @@ mod tests {
             // A name the body writes, a read inside a closure.
             "|i| { o[i] = a[n + i.global_id_dim(0)]; n = 3; }",
             "|i| { let at = |j: usize| a[j + i.global_id_dim(0)]; o[i] = at(1); }",
+            // A `let` out of scope where the read names the same name (an
+            // outer binding), a `let mut`, a method other than wrapping.
+            "|i| { let j = i.global_id_dim(0); { let p = j + 1; } o[i] = a[p + j]; }",
+            "|i| { let j = i.global_id_dim(0); let mut p = j + 1; o[i] = a[p]; }",
+            "|i| { let j = i.global_id_dim(0); let p = j.saturating_add(1); o[i] = a[p]; }",
             // The slice or the item bound again.
             "|i| { let a = [0; 4]; o[i] = a[i.global_id_dim(0) + 1]; }",
         ] {

@@ -90,14 +90,14 @@ struct Shape<'a> {
 
 /// The parts of a grid-stride loop: its index, start, limit, stride, body
 /// and whether it is a `while` loop, with the number of statements it takes.
-struct Parts<'a> {
-    index: Ident,
-    start: &'a Expr,
-    limit: &'a Expr,
-    stride: &'a Expr,
-    body: Vec<Stmt>,
+pub(super) struct Parts<'a> {
+    pub(super) index: Ident,
+    pub(super) start: &'a Expr,
+    pub(super) limit: &'a Expr,
+    pub(super) stride: &'a Expr,
+    pub(super) body: Vec<Stmt>,
     is_while: bool,
-    len: usize,
+    pub(super) len: usize,
 }
 
 impl<'a> Shape<'a> {
@@ -268,7 +268,7 @@ impl<'a> Shape<'a> {
 
 /// `let mut i = START; while i < N { ...; i += STRIDE; }` at the start of
 /// `stmts`.
-fn match_while(stmts: &[Stmt]) -> Option<Parts<'_>> {
+pub(super) fn match_while(stmts: &[Stmt]) -> Option<Parts<'_>> {
     let [Stmt::Local(local), Stmt::Expr(Expr::While(looped), _), ..] = stmts else {
         return None;
     };
@@ -319,7 +319,7 @@ fn match_while(stmts: &[Stmt]) -> Option<Parts<'_>> {
 }
 
 /// `for i in (START..N).step_by(STRIDE) { ... }`.
-fn match_for(stmt: &Stmt) -> Option<Parts<'_>> {
+pub(super) fn match_for(stmt: &Stmt) -> Option<Parts<'_>> {
     let Stmt::Expr(Expr::ForLoop(looped), _) = stmt else {
         return None;
     };
@@ -429,7 +429,7 @@ fn is_linear_id(expr: &Expr, item: &Ident) -> bool {
 /// A value the same for every item: literals, names, fields, indices,
 /// casts, arithmetic, `.len()` and range queries of `item`. Collects the
 /// names it reads.
-fn invariant(expr: &Expr, item: &Ident, names: &mut Vec<Ident>) -> Option<()> {
+pub(super) fn invariant(expr: &Expr, item: &Ident, names: &mut Vec<Ident>) -> Option<()> {
     const RANGES: [&str; 9] = [
         "global_range_dim",
         "global_linear_range",
@@ -483,7 +483,7 @@ fn invariant(expr: &Expr, item: &Ident, names: &mut Vec<Ident>) -> Option<()> {
 
 /// Whether nothing in `body` can write `index`: no assignment to it, no
 /// `&mut` of it, no method call on it, no macro naming it.
-fn index_read_only(body: &Block, index: &Ident) -> bool {
+pub(super) fn index_read_only(body: &Block, index: &Ident) -> bool {
     struct Writes<'n> {
         index: &'n [Ident],
         ok: bool,
@@ -514,7 +514,7 @@ fn index_read_only(body: &Block, index: &Ident) -> bool {
 }
 
 /// Whether a pattern in `body` binds one of `names`.
-fn binds_any(body: &Block, names: &[Ident]) -> bool {
+pub(super) fn binds_any(body: &Block, names: &[Ident]) -> bool {
     struct Binds<'n>(&'n [Ident], bool);
     impl<'ast> Visit<'ast> for Binds<'_> {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {

@@ -83,10 +83,25 @@ pub(crate) fn window_param(param: &syn::PatType) -> Option<Ident> {
 }
 
 /// What a lane runs to check its reads: the loop body's `let`s the
-/// checks use (in wrapping arithmetic), and the checks.
+/// checks use (in wrapping arithmetic), and the checks; and the reads a
+/// step may take through windows (`lane_window.rs`), if any.
 pub(super) struct LaneChecks {
     pub(super) lets: Vec<TokenStream>,
     pub(super) checks: Vec<TokenStream>,
+    pub(super) windows: Option<LaneWindows>,
+}
+
+/// The reads of a loop body that a step takes through windows: each
+/// one's index (in wrapping arithmetic, as the checks compute it), the
+/// name it indexes with whether that is a `ChunkWindow` (a `&mut` window),
+/// and its place among the body's reads of indexed names (in the order
+/// `syn`'s visitors meet them).
+pub(super) struct LaneWindows {
+    pub(super) indices: Vec<TokenStream>,
+    pub(super) targets: Vec<(Ident, bool)>,
+    pub(super) reads: Vec<usize>,
+    /// Every name the indexed reads may read, to find them again.
+    pub(super) indexed: Vec<Ident>,
 }
 
 /// The checks of the reads in `body`, the body of an interchanged loop;
@@ -99,9 +114,13 @@ pub(super) fn lane_checks(
     indexed: &[Indexed],
     item: &Ident,
     queries: &[Ident],
-    pattern: &[Ident],
+    pat: &Pat,
     bound: &[Ident],
 ) -> Option<LaneChecks> {
+    let mut pattern = Vec::new();
+    crate::check::pat_names(pat, &mut pattern);
+    let pattern = &pattern[..];
+    let fixed_pattern = !binds_mutably(pat);
     let indexed: Vec<&Indexed> = indexed
         .iter()
         .filter(|i| !bound.contains(&i.name) && i.name != *item)
@@ -110,8 +129,8 @@ pub(super) fn lane_checks(
         return None;
     }
     // The loop body's top-level `let NAME = index;`, bound once.
-    let mut lets: Vec<(Ident, &Expr)> = Vec::new();
-    for stmt in &body.stmts {
+    let mut lets: Vec<(Ident, &Expr, usize)> = Vec::new();
+    for (at, stmt) in body.stmts.iter().enumerate() {
         let Stmt::Local(local) = stmt else { continue };
         let (Pat::Ident(p), Some(init)) = (&local.pat, &local.init) else {
             continue;
@@ -122,7 +141,7 @@ pub(super) fn lane_checks(
             && local.attrs.is_empty()
             && bound.iter().filter(|b| **b == p.ident).count() == 1
         {
-            lets.push((p.ident.clone(), &init.expr));
+            lets.push((p.ident.clone(), &init.expr, at));
         }
     }
     let mut reads = Reads {
@@ -134,31 +153,88 @@ pub(super) fn lane_checks(
         lets: &lets,
         used_lets: Vec::new(),
         checks: Vec::new(),
+        fixed_pattern,
+        at: 0,
+        seen: 0,
+        windowed: Vec::new(),
     };
-    reads.visit_block(body);
+    for (at, stmt) in body.stmts.iter().enumerate() {
+        reads.at = at;
+        reads.visit_stmt(stmt);
+    }
     if reads.checks.is_empty() {
         return None;
     }
     // The `let`s in the body's order, each in wrapping arithmetic.
     let mut out = Vec::new();
-    for (name, init) in &lets {
+    for (name, init, _) in &lets {
         if reads.used_lets.contains(name) {
             let Term { tokens, .. } = reads.term(init, 0)?;
             let name = Ident::new(&format!("__scoped_check_{name}"), Span::mixed_site());
             out.push(quote!(let #name: usize = #tokens;));
         }
     }
+    let names: Vec<Ident> = reads.indexed.iter().map(|i| i.name.clone()).collect();
+    let windows = super::lane_window::windows(body, item, &names, reads.windowed);
     Some(LaneChecks {
         lets: out,
         checks: reads.checks,
+        windows,
     })
 }
 
+/// Whether `pat` binds a name `mut` or by reference.
+fn binds_mutably(pat: &Pat) -> bool {
+    struct Mutable(bool);
+    impl<'ast> Visit<'ast> for Mutable {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0 |= p.mutability.is_some() || p.by_ref.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut mutable = Mutable(false);
+    mutable.visit_pat(pat);
+    mutable.0
+}
+
+/// A read a step might take through a window: its place among the reads
+/// of indexed names, its index, its target and the names the index reads
+/// (`outer` those bound outside the item body).
+pub(super) struct WindowCandidate {
+    pub(super) read: usize,
+    pub(super) index: TokenStream,
+    pub(super) target: Ident,
+    pub(super) written: bool,
+    pub(super) names: Vec<Ident>,
+    pub(super) outer: Vec<Ident>,
+}
+
 /// An index term: its tokens (a `usize`), and whether its syntax makes
-/// it an integer (an operator, a literal, a cast, a query).
+/// it an integer (an operator, a literal, a cast, a query). For windows:
+/// whether it depends on the item (`lane`), whether each name it reads
+/// holds one value for the whole step at the read (`fixed`: bound once,
+/// not `mut`, a `let` before the read), and the names it reads.
 struct Term {
     tokens: TokenStream,
     integer: bool,
+    lane: bool,
+    fixed: bool,
+    names: Vec<Ident>,
+    outer: Vec<Ident>,
+}
+
+impl Term {
+    /// A term reading no name.
+    fn plain(tokens: TokenStream, integer: bool) -> Self {
+        Term {
+            tokens,
+            integer,
+            lane: false,
+            fixed: true,
+            names: Vec::new(),
+            outer: Vec::new(),
+        }
+    }
 }
 
 struct Reads<'a> {
@@ -167,10 +243,17 @@ struct Reads<'a> {
     queries: &'a [Ident],
     pattern: &'a [Ident],
     bound: &'a [Ident],
-    lets: &'a [(Ident, &'a Expr)],
+    lets: &'a [(Ident, &'a Expr, usize)],
     /// The `lets` the checks read.
     used_lets: Vec<Ident>,
     checks: Vec<TokenStream>,
+    /// Whether the loop's pattern binds nothing `mut` or by reference.
+    fixed_pattern: bool,
+    /// The top-level statement of the loop body being visited.
+    at: usize,
+    /// Reads of indexed names met so far.
+    seen: usize,
+    windowed: Vec<WindowCandidate>,
 }
 
 impl Reads<'_> {
@@ -185,51 +268,74 @@ impl Reads<'_> {
             Expr::Paren(p) => self.term(&p.expr, depth),
             Expr::Group(g) => self.term(&g.expr, depth),
             Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
-                Some(Term {
-                    tokens: quote!((#lit as usize)),
-                    integer: true,
-                })
+                Some(Term::plain(quote!((#lit as usize)), true))
             }
             Expr::Cast(cast)
                 if cast.attrs.is_empty()
                     && matches!(&*cast.ty, Type::Path(t) if t.qself.is_none() && t.path.is_ident("usize")) =>
             {
                 // A cast never panics; the name's own type is the user's.
+                // Windows take only names from outside the item body here.
                 let name = self.name(peel(&cast.expr))?;
+                let outer = !self.bound.contains(&name) && name != *self.item;
                 Some(Term {
                     tokens: quote_spanned!(mixed=> (#name as usize)),
                     integer: true,
+                    lane: false,
+                    fixed: outer,
+                    outer: vec![name.clone()],
+                    names: vec![name],
                 })
             }
             Expr::Path(_) => {
                 let name = self.name(index)?;
-                if let Some((_, init)) = self.lets.iter().find(|(n, _)| *n == name) {
-                    let init = *init;
-                    let inner = self.term(init, depth + 1)?;
+                if let Some((_, init, at)) = self.lets.iter().find(|(n, _, _)| *n == name) {
+                    let (init, at) = (*init, *at);
+                    let before = at < self.at;
+                    // Names in the `let` are read where it stands.
+                    let reading = std::mem::replace(&mut self.at, at);
+                    let inner = self.term(init, depth + 1);
+                    self.at = reading;
+                    let mut inner = inner?;
                     if !self.used_lets.contains(&name) {
                         self.used_lets.push(name.clone());
                     }
                     let local = Ident::new(&format!("__scoped_check_{name}"), Span::mixed_site());
-                    return Some(Term {
-                        tokens: quote!(#local),
-                        integer: inner.integer,
-                    });
+                    inner.tokens = quote!(#local);
+                    // A read before the `let` reads a name from outside.
+                    inner.fixed &= before;
+                    inner.names.push(name);
+                    return Some(inner);
                 }
-                let known = self.queries.contains(&name)
-                    || self.pattern.contains(&name)
-                    || !self.bound.contains(&name) && name != *self.item;
+                let (query, pattern) = (self.queries.contains(&name), self.pattern.contains(&name));
+                let outer = !self.bound.contains(&name) && name != *self.item;
+                let once = self.bound.iter().filter(|b| **b == name).count() == 1;
+                let known = query || pattern || outer;
                 known.then(|| Term {
                     tokens: quote_spanned!(mixed=> ::scoped::__private::index_term(#name)),
-                    integer: self.queries.contains(&name),
+                    integer: query,
+                    lane: query,
+                    fixed: outer || once && (query || self.fixed_pattern),
+                    outer: if outer {
+                        vec![name.clone()]
+                    } else {
+                        Vec::new()
+                    },
+                    names: vec![name],
                 })
             }
             Expr::Binary(b) if b.attrs.is_empty() => {
                 let op = super::item_syntax::wrapping_method(&b.op)?;
-                let left = self.term(&b.left, depth)?.tokens;
-                let right = self.term(&b.right, depth)?.tokens;
+                let left = self.term(&b.left, depth)?;
+                let right = self.term(&b.right, depth)?;
+                let (l, r) = (&left.tokens, &right.tokens);
                 Some(Term {
-                    tokens: quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
+                    tokens: quote_spanned!(mixed=> ::core::primitive::usize::#op(#l, #r)),
                     integer: true,
+                    lane: left.lane || right.lane,
+                    fixed: left.fixed && right.fixed,
+                    names: [left.names, right.names].concat(),
+                    outer: [left.outer, right.outer].concat(),
                 })
             }
             e => {
@@ -237,6 +343,10 @@ impl Reads<'_> {
                 Some(Term {
                     tokens: quote_spanned!(mixed=> ::scoped::__private::index_term(#e)),
                     integer: true,
+                    lane: true,
+                    fixed: true,
+                    names: vec![self.item.clone()],
+                    outer: Vec::new(),
                 })
             }
         }
@@ -262,13 +372,25 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         let indexed = target.and_then(|t| self.indexed.iter().find(|i| i.name == *t).copied());
         if let Some(indexed) = indexed {
             let used = self.used_lets.len();
+            let read_number = self.seen;
+            self.seen += 1;
             match self.term(&read.index, 0) {
                 Some(term) if term.integer || indexed.bound == Bound::ChunkWindow => {
-                    let (name, index) = (&indexed.name, term.tokens);
+                    let (name, index) = (&indexed.name, &term.tokens);
                     self.checks.push(match indexed.bound {
                         Bound::Slice => quote!(#index < <[_]>::len(#name)),
                         Bound::ChunkWindow => quote!(#name.__index_fits(#index)),
                     });
+                    if term.lane && term.fixed {
+                        self.windowed.push(WindowCandidate {
+                            read: read_number,
+                            index: term.tokens,
+                            target: name.clone(),
+                            written: indexed.bound == Bound::ChunkWindow,
+                            names: term.names,
+                            outer: term.outer,
+                        });
+                    }
                 }
                 _ => self.used_lets.truncate(used),
             }

@@ -13,10 +13,12 @@
 //!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it, its index reads checked ahead
-//!   by [`lane_check`]), [`chunk_check`] (slice reads at computed
+//!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
 //!   indices, checked a chunk at a time), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
-//!   (a grid-stride loop, run in rounds across the items), with the
+//!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
+//!   (a tile walked by group-stride loops per dimension, run as rounds of
+//!   item loops), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
 //!   reference made for it alone); and after them [`same_group`] (the
@@ -32,13 +34,15 @@ mod fuse;
 mod grid_stride;
 pub(crate) mod group_slice;
 mod guard;
-mod interchange;
+pub(crate) mod interchange;
 mod item_copy;
 pub(crate) mod item_syntax;
 pub(crate) mod lane_check;
+mod lane_window;
 mod memory;
 mod read_only;
 mod same_group;
+mod stride_nest;
 
 use proc_macro2::TokenStream;
 use syn::{Expr, Ident};
@@ -63,10 +67,20 @@ pub(crate) fn invocation(
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => {
-            let lowered = guard::distribute_items(inv, group)
+            let before_rounds = guard::distribute_items(inv, group)
                 .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
                 .or_else(|| item_copy::distribute_items(inv, group))
-                .or_else(|| grid_stride::distribute_items(inv, group))
+                .or_else(|| grid_stride::distribute_items(inv, group));
+            if before_rounds.is_none() {
+                // Each round is an item loop lowered (and copied) on its own.
+                let rounds = stride_nest::distribute_items(inv, group, |round| {
+                    invocation(round, generics, slices, indexed)
+                });
+                if let Some(rounds) = rounds {
+                    return rounds;
+                }
+            }
+            let lowered = before_rounds
                 .or_else(|| interchange::distribute_items(inv, group, indexed))
                 .or_else(|| group_slice::distribute_items(inv, group, slices))
                 .or_else(|| chunk_check::distribute_items(inv, group, slices))

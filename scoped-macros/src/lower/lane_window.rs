@@ -1,0 +1,339 @@
+//! Windows of an interchanged loop's step (`interchange.rs`): the reads
+//! of the loop body that `lane_check.rs` checks ahead, where every lane's
+//! index is the first lane's plus the lane, go through one array per read.
+//!
+//! Each step first computes the indices of those reads for its `W` lanes
+//! (the checks' own wrapping arithmetic) and, where each read's indices
+//! are consecutive (`__private::consecutive`) and its `W` elements lie in
+//! its slice or `ChunkWindow` (`__private::lane_window`), runs the lanes
+//! with every such read `x[index]` turned into lane `l` of its window
+//! (after computing `index` as written, for its overflow checks): the same
+//! element. Any other step runs the checked copies of `lane_check.rs`.
+//! Checked one lane at a time, the stores of layer norm's normalising
+//! loop kept its lanes scalar even where every check had been dropped.
+//!
+//! A read is windowed only where its window is provably the element the
+//! body reads: every name in its index holds one value through the whole
+//! step (an item query or the loop's pattern bound once and not `mut`, a
+//! `let` of the loop body bound once and standing before the read, or a
+//! name from outside the item body that the loop body only reads), no
+//! macro in the loop body names it, the item or the target, and the loop
+//! body never assigns a slice target, borrows it `&mut` or calls a method
+//! on it. A `ChunkWindow` is windowed where the loop body
+//! names it once, in that read (its window is a `&mut`). At most eight
+//! windows a step.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, Ident};
+
+use super::interchange::{collect_idents, only_read};
+use super::item_syntax::peel;
+use super::lane_check::{LaneWindows, WindowCandidate};
+
+/// Most windows one step takes (`__private::with_windows_8`).
+const MAX_WINDOWS: usize = 8;
+
+/// The windows a step of the loop body `body` may take, from the reads
+/// `lane_check.rs` found fit (`candidates`); `indexed` are the names whose
+/// reads it counted.
+pub(super) fn windows(
+    body: &Block,
+    item: &Ident,
+    indexed: &[Ident],
+    candidates: Vec<WindowCandidate>,
+) -> Option<LaneWindows> {
+    let mut in_macros = std::collections::HashSet::new();
+    MacroTokens(&mut in_macros).visit_block(body);
+    let kept: Vec<WindowCandidate> = candidates
+        .into_iter()
+        .filter(|c| {
+            let named = c.names.iter().chain([&c.target, item]);
+            !named
+                .into_iter()
+                .any(|n| in_macros.contains(&n.to_string()))
+                && body.stmts.iter().all(|stmt| only_read(stmt, &c.outer))
+                && (c.written || !rebinds(body, &c.target))
+        })
+        .filter(|c| !c.written || count_mentions(body.to_token_stream(), &c.target) == 1)
+        .collect();
+    if kept.is_empty() || kept.len() > MAX_WINDOWS {
+        return None;
+    }
+    Some(LaneWindows {
+        indices: kept.iter().map(|c| c.index.clone()).collect(),
+        targets: kept.iter().map(|c| (c.target.clone(), c.written)).collect(),
+        reads: kept.iter().map(|c| c.read).collect(),
+        indexed: indexed.to_vec(),
+    })
+}
+
+/// The step's code for `width` lanes, `lanes` (the lane loop over `body`,
+/// its reads already windowed) run where every window is taken, `checked`
+/// where one is not; `check_lane` are the statements that make a lane's
+/// item, queries and `let`s, as the checks run them.
+pub(super) fn step(
+    windows: &LaneWindows,
+    width: &TokenStream,
+    check_lane: TokenStream,
+    lanes: TokenStream,
+    checked: TokenStream,
+) -> TokenStream {
+    let mixed = Span::mixed_site();
+    let lane = Ident::new("__scoped_lane", mixed);
+    let first = Ident::new("__scoped_first", mixed);
+    let taken = Ident::new("__scoped_windows", mixed);
+    let width = quote!({ #width });
+    let names: Vec<Ident> = (0..windows.indices.len()).map(window_name).collect();
+    let indices = &windows.indices;
+    let places = windows
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(n, (target, written))| {
+            let n = syn::Index::from(n);
+            let source = if *written {
+                quote!(&mut #target)
+            } else {
+                quote!(#target)
+            };
+            quote!(::scoped::__private::lane_window::<#width, _>(#source, #first[#n]))
+        });
+    let call = match names.len() {
+        1 => format_ident!("with_windows"),
+        n => format_ident!("with_windows_{}", n),
+    };
+    quote! {
+        let #taken = match ::scoped::__private::consecutive::<#width, _>(
+            #[inline(always)]
+            |#lane: usize| {
+                #check_lane
+                [#(#indices),*]
+            },
+        ) {
+            ::core::option::Option::Some(#first) => match (#(#places,)*) {
+                (#(::core::option::Option::Some(#names),)*) => {
+                    ::core::option::Option::Some((#(#names,)*))
+                }
+                #[allow(unreachable_patterns)]
+                _ => ::core::option::Option::None,
+            },
+            ::core::option::Option::None => ::core::option::Option::None,
+        };
+        if let ::core::option::Option::Some((#(#names,)*)) = #taken {
+            ::scoped::__private::#call(#(#names,)* #[inline(always)] |#(#names),*| {
+                #lanes
+            })
+        } else {
+            #checked
+            // An opaque call at the end, so that the optimiser does not
+            // merge the ends of the two copies, their loads then reading
+            // through a pointer chosen between the window and the slice
+            // (one per lane, not a vector load).
+            ::core::hint::black_box(());
+        }
+    }
+}
+
+/// `body` with its windowed reads turned into reads of their windows.
+pub(super) fn windowed_body(body: &Block, windows: &LaneWindows) -> Block {
+    let mut body = body.clone();
+    Windowed { windows, seen: 0 }.visit_block_mut(&mut body);
+    body
+}
+
+fn window_name(n: usize) -> Ident {
+    Ident::new(&format!("__scoped_window_{n}"), Span::mixed_site())
+}
+
+/// How often `name` stands in `tokens`, at any depth.
+fn count_mentions(tokens: TokenStream, name: &Ident) -> usize {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Ident(ident) => usize::from(ident == *name),
+            TokenTree::Group(group) => count_mentions(group.stream(), name),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Whether `body` may make the shared slice `name` another one: assign
+/// it, borrow it `&mut` or call a method on it (which only a `&mut`
+/// receiver could use to). Its elements are read-only through it.
+fn rebinds(body: &Block, name: &Ident) -> bool {
+    struct Rebinds<'n>(&'n Ident, bool);
+    impl Rebinds<'_> {
+        fn is_name(&self, expr: &Expr) -> bool {
+            matches!(peel(expr), Expr::Path(p) if p.path.is_ident(self.0))
+        }
+    }
+    impl<'ast> Visit<'ast> for Rebinds<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            self.1 |= match expr {
+                Expr::Assign(a) => self.is_name(&a.left),
+                Expr::Binary(b) => super::interchange::is_compound(&b.op) && self.is_name(&b.left),
+                Expr::Reference(r) => r.mutability.is_some() && self.is_name(&r.expr),
+                Expr::MethodCall(m) => self.is_name(&m.receiver),
+                _ => false,
+            };
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut rebinds = Rebinds(name, false);
+    rebinds.visit_block(body);
+    rebinds.1
+}
+
+/// Collects every identifier in the macros of a block.
+struct MacroTokens<'s>(&'s mut std::collections::HashSet<String>);
+
+impl<'ast> Visit<'ast> for MacroTokens<'_> {
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        collect_idents(mac.tokens.clone(), self.0);
+    }
+}
+
+/// Rewrites the windowed reads, meeting the reads of indexed names in
+/// the order `lane_check.rs` counted them.
+struct Windowed<'w> {
+    windows: &'w LaneWindows,
+    seen: usize,
+}
+
+impl VisitMut for Windowed<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Index(read) = &*expr {
+            let target = match peel(&read.expr) {
+                Expr::Path(path) if path.qself.is_none() => path.path.get_ident(),
+                _ => None,
+            };
+            if target.is_some_and(|t| self.windows.indexed.contains(t)) {
+                let number = self.seen;
+                self.seen += 1;
+                if let Some(n) = self.windows.reads.iter().position(|r| *r == number) {
+                    let (window, index) = (window_name(n), &read.index);
+                    let lane = Ident::new("__scoped_lane", Span::mixed_site());
+                    let borrow = if self.windows.targets[n].1 {
+                        quote!(&mut)
+                    } else {
+                        quote!(&)
+                    };
+                    // The index as written, for its overflow checks.
+                    *expr = syn::parse_quote_spanned! {read.span()=>
+                        (*{
+                            let _: usize = #index;
+                            #borrow #window[#lane]
+                        })
+                    };
+                    return;
+                }
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::format_ident;
+
+    use crate::lower::lane_check::Indexed;
+
+    /// The interchanged lowering with the slices `x`, `g` and the chunk
+    /// window `out` in scope, and how many windows each step takes.
+    fn windows(closure: &str) -> usize {
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
+        let indexed = [
+            Indexed::slice(&format_ident!("x")),
+            Indexed::slice(&format_ident!("g")),
+            Indexed::chunk_window(&format_ident!("out")),
+        ];
+        let out = crate::lower::interchange::distribute_items(&inv, &group, &indexed)
+            .unwrap_or_else(|| panic!("not interchanged: {closure}"))
+            .to_string();
+        let count = (0..=8)
+            .take_while(|n| out.contains(&format!("__scoped_window_{n}")))
+            .count();
+        // Every window is read in the lanes, by its lane.
+        for n in 0..count {
+            assert!(
+                out.contains(&format!("__scoped_window_{n} [__scoped_lane]")),
+                "{out}"
+            );
+        }
+        count
+    }
+
+    #[test]
+    fn consecutive_reads_and_a_window_write_go_through_windows() {
+        // Layer norm's normalising loop: `x`, `g`, `g` again and `out`.
+        let body = "|idx| {
+            let lane = idx.innermost_local_id_dim(1);
+            let (mu, rstd) = (m[idx], r[idx]);
+            for k in 0..chunks {
+                let c = k * S + lane;
+                out[row * n + c] = ((x[c] - mu) * rstd).mul_add(g[c], g[c + n]);
+            }
+        }";
+        assert_eq!(windows(body), 4);
+        // A query in the index, the loop's pattern, names from outside.
+        assert_eq!(
+            windows("|idx| { let mut s = 0.0; for k in 0..n { s += x[k * w + idx.global_id_dim(0)]; } o[idx] = s; }"),
+            1
+        );
+        // The kernels of tests/test_interchange.rs (`out` once, twice).
+        let sums = "|idx| { let c = idx.local_linear_id(&group); let mut sum = 0.0f32; \
+            for k in 0..rows { sum = x[k * cols + c * m].mul_add(0.5, sum); out[base + k * cols + c] = sum; } }";
+        assert_eq!(windows(sums), 2);
+        let twice = sums.replace("= sum;", "= 0.0; out[base + k * cols + c] += sum;");
+        assert_eq!(windows(&twice), 1);
+        // A read of the window as well as a write, in one place.
+        assert_eq!(
+            windows("|idx| { let l = idx.innermost_local_id_dim(1); for k in 0..n { out[k * S + l] += x[l]; } }"),
+            2
+        );
+    }
+
+    #[test]
+    fn reads_that_may_name_another_element_stay_checked() {
+        for (closure, expected) in [
+            // Not depending on the lane: one element for all lanes.
+            ("|idx| { let mut s = 0.0; for k in 0..n { s += x[k]; } o[idx] = s; }", 0),
+            // `out` named twice: two `&mut` windows cannot be taken.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); for k in 0..n { out[k * S + l] = 1.0; out[k * S + l] += x[l]; } }", 1),
+            ("|idx| { let l = idx.innermost_local_id_dim(1); for k in 0..n { out[k * S + l] = out.len() as f32; } }", 0),
+            // A read before the `let` of its index reads an outer `c`.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { s += x[c]; let c = k + l; s += g[c]; } o[idx] = s; }", 1),
+            // The pattern `mut`: the body may change it.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for mut k in 0..n { s += x[k + l]; k += 1; } o[idx] = s; }", 0),
+            // A name from outside written, or named by a macro.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { s += x[k * w + l]; w = 3; } o[idx] = s; }", 0),
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { m!(w); s += x[k * w + l]; } o[idx] = s; }", 0),
+            // The slice made another one in the loop body.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { s += x[k + l]; x = &g[1..]; } o[idx] = s; }", 0),
+            // The pattern's name bound again in a block of the loop body.
+            ("|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n { { let k = 0; s += x[k + l]; } } o[idx] = s; }", 0),
+        ] {
+            assert_eq!(windows(closure), expected, "{closure}");
+        }
+    }
+
+    #[test]
+    fn more_than_eight_windows_run_checked() {
+        let reads: Vec<String> = (0..9).map(|j| format!("x[k * S + l + {j}]")).collect();
+        let closure = format!(
+            "|idx| {{ let l = idx.innermost_local_id_dim(1); let mut s = 0.0; for k in 0..n {{ s += {}; }} o[idx] = s; }}",
+            reads.join(" + ")
+        );
+        assert_eq!(windows(&closure), 0);
+        let closure = closure.replace(" + x[k * S + l + 8]", "");
+        assert_eq!(windows(&closure), 8);
+    }
+}
