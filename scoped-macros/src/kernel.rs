@@ -299,7 +299,7 @@ mod tests {
             }
         };
         let lowered = expand(Flavor::Kernel, TokenStream::new(), kernel);
-        let body = at_level(quote! {{
+        let looped = quote! {
             ::scoped::__private::distribute_groups_looped(
                 &group,
                 #[inline(always)]
@@ -309,7 +309,21 @@ mod tests {
                     let _ = &sub_group;
                     acc[idx] += t[j]
                 },
-            );
+            )
+        };
+        // `acc` is indexed by the item: the loop in two copies, chosen by
+        // whether it is a window of the group.
+        let body = at_level(quote! {{
+            {
+                let __scoped_same_group = {
+                    #[allow(unused_imports)]
+                    use ::scoped::__private::{NotAWindow as _, WindowTag as _};
+                    ::scoped::__private::same_group(&group, [
+                        (&::scoped::__private::GroupProbe(&acc)).__window_tag()
+                    ])
+                };
+                if __scoped_same_group { #looped } else { #looped }
+            };
         }});
         let expected = quote! {
             #[inline(always)]

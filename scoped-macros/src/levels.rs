@@ -23,14 +23,26 @@ pub(crate) fn at_launch_level(
 ) -> TokenStream {
     let closure = quote!(#[inline(always)] #capture || #output #body);
     let body_tokens = body.to_token_stream();
-    if !can_be_copied(body_tokens) {
+    if !can_be_copied(body_tokens.clone()) {
         return quote!(::scoped::__private::run_kernel_body(&#group, #closure));
     }
-    let levels =
-        ["V4", "V3", "Baseline"].map(|l| syn::Ident::new(l, proc_macro2::Span::call_site()));
+    // Item loops in two copies by their windows' tags (`same_group.rs`)
+    // need them only out of line, at the baseline.
+    let inlined = match syn::parse2::<syn::Block>(body_tokens) {
+        Ok(block) => {
+            let block = crate::lower::first_copies(&block);
+            quote!(#[inline(always)] #capture || #output #block)
+        }
+        Err(_) => closure.clone(),
+    };
+    let levels = [("V4", &inlined), ("V3", &inlined), ("Baseline", &closure)]
+        .map(|(l, c)| (syn::Ident::new(l, proc_macro2::Span::call_site()), c));
+    let arms = levels.iter().map(|(level, closure)| {
+        quote!(::scoped::__private::BodyLevel::#level(__scoped_level) => __scoped_level.run(#closure),)
+    });
     quote!(
         match ::scoped::__private::body_level(&#group) {
-            #(::scoped::__private::BodyLevel::#levels(__scoped_level) => __scoped_level.run(#closure),)*
+            #(#arms)*
         }
     )
 }
@@ -39,7 +51,7 @@ pub(crate) fn at_launch_level(
 /// `impl` (three would conflict), no `static` or `extern` block (three
 /// would be three places), no item by a macro and calls no macro that may
 /// expand to items, except the standard library's expression macros.
-fn can_be_copied(body: TokenStream) -> bool {
+pub(crate) fn can_be_copied(body: TokenStream) -> bool {
     let Ok(block) = syn::parse2::<syn::Block>(quote!({ #body })) else {
         return false;
     };
@@ -149,6 +161,28 @@ mod tests {
             ),
         });
         assert_eq!(out, expected.to_string());
+    }
+
+    #[test]
+    fn only_the_baseline_keeps_both_copies_of_an_item_loop() {
+        let group = syn::Ident::new("group", proc_macro2::Span::call_site());
+        let two = quote!({
+            let __scoped_same_group = true;
+            if __scoped_same_group {
+                first()
+            } else {
+                first()
+            }
+        });
+        let out =
+            at_launch_level(&group, quote!(move), quote!(-> ()), &quote!({ #two; })).to_string();
+        let arms: Vec<&str> = out
+            .split(":: scoped :: __private :: BodyLevel ::")
+            .collect();
+        assert_eq!(arms.len(), 4, "{out}");
+        for (arm, copies) in [(arms[1], 1), (arms[2], 1), (arms[3], 2)] {
+            assert_eq!(arm.matches("first ()").count(), copies, "{arm}");
+        }
     }
 
     #[test]

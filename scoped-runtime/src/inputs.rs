@@ -57,6 +57,12 @@ pub struct ItemsRefWindow<'a, T, const D: usize = 1> {
 }
 
 impl<'a, T, const D: usize> ItemsRefWindow<'a, T, D> {
+    /// The work group the window belongs to.
+    #[inline(always)]
+    pub(crate) fn tag(&self) -> GroupTag {
+        self.tag
+    }
+
     /// The whole input.
     #[must_use]
     pub fn as_slice(&self) -> &'a [T] {

@@ -411,7 +411,10 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
 
 /// `body()` at the baseline level. Out of line on x86-64, so that a kernel
 /// is only a choice between three calls: small enough for the optimiser to
-/// inline it into every level's group loop (see [`body_level`]).
+/// inline it into every level's group loop (see [`body_level`]). Out of
+/// line, the body no longer sees that its windows carry its group's tag;
+/// item loops that index them compare the tags once before the loop
+/// instead (`lowering/same_group.rs`).
 #[cfg_attr(target_arch = "x86_64", inline(never))]
 #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
 fn body_baseline<R>(body: impl FnOnce() -> R) -> R {

@@ -121,6 +121,7 @@ pub mod __private {
         with_windows_6, with_windows_7, with_windows_8, LaneWindow,
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
+    pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
     pub use crate::lowering::stride_nest::{
         group_stride_barrier, group_stride_round_full, group_stride_rounds,
     };

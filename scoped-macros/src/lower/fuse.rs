@@ -33,6 +33,7 @@ use quote::quote_spanned;
 use syn::{Expr, ExprClosure, Stmt};
 
 use super::interchange::{invariant_iter, only_read};
+use super::same_group;
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -58,13 +59,20 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
     let item = &items.inputs[0];
     let body = &items.body;
     let span = inv.name.span();
-    Some(quote_spanned! {span=>
+    let fused = quote_spanned! {span=>
         ::scoped::__private::distribute_groups_items(&#group, #[inline(always)] |#subgroup, #item| {
             // The nested form used the subgroup's name; so does this one.
             let _ = &#subgroup_name;
             #body
         })
-    })
+    };
+    Some(same_group::versioned_loop(
+        items,
+        &[subgroup_name],
+        group,
+        span,
+        fused,
+    ))
 }
 
 /// The looped lowering of `inv`, if its closure is one `for` loop around a
@@ -109,7 +117,7 @@ pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option
     }
     let (iter, pat, item, body) = (&looped.expr, &looped.pat, &items.inputs[0], &items.body);
     let span = inv.name.span();
-    Some(quote_spanned! {span=>
+    let fused = quote_spanned! {span=>
         ::scoped::__private::distribute_groups_looped(
             &#group,
             #[inline(always)]
@@ -120,7 +128,12 @@ pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option
                 #body
             },
         )
-    })
+    };
+    let mut outer = same_group::pattern_names(pat);
+    outer.push(subgroup_name);
+    Some(same_group::versioned_loop(
+        items, &outer, group, span, fused,
+    ))
 }
 
 /// The one statement of a `for` loop's body (checked by the caller).
@@ -145,6 +158,9 @@ fn is_lane_aware(body: &Expr, subgroup: &syn::Ident) -> bool {
 /// `(group, closure)` of a body that is only
 /// `::scoped::__private::distribute_items(&group, closure)`.
 fn lone_distribute_items(body: &Expr) -> Option<(&Expr, &ExprClosure)> {
+    // An item loop indexing windows comes in two copies: the first is the
+    // loop, and the fused loop gets copies of its own.
+    let body = same_group::first_copy(body);
     let call = match body {
         Expr::Block(block) if block.label.is_none() => match block.block.stmts.as_slice() {
             [Stmt::Expr(expr, _)] => expr,
@@ -152,6 +168,7 @@ fn lone_distribute_items(body: &Expr) -> Option<(&Expr, &ExprClosure)> {
         },
         expr => expr,
     };
+    let call = same_group::first_copy(call);
     let Expr::Call(call) = call else { return None };
     let Expr::Path(path) = &*call.func else {
         return None;

@@ -21,7 +21,9 @@
 //!   item loops), with the
 //!   item-query syntax they share in [`item_syntax`]; inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
-//!   reference made for it alone).
+//!   reference made for it alone); and after them [`same_group`] (the
+//!   lowered loop in two copies, one where the windows it indexes by item
+//!   are known to be its group's).
 
 mod chunk_check;
 mod closure;
@@ -39,6 +41,7 @@ pub(crate) mod lane_check;
 mod lane_window;
 mod memory;
 mod read_only;
+mod same_group;
 mod stride_nest;
 
 use proc_macro2::TokenStream;
@@ -47,6 +50,7 @@ use syn::{Expr, Ident};
 pub(crate) use const_checks::group_shape;
 pub(crate) use lane_check::Indexed;
 pub(crate) use read_only::read_only;
+pub(crate) use same_group::first_copies;
 
 use crate::parse::{Collective, Invocation};
 
@@ -62,19 +66,27 @@ pub(crate) fn invocation(
 ) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
-        Collective::DistributeItems => guard::distribute_items(inv, group)
-            .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
-            .or_else(|| item_copy::distribute_items(inv, group))
-            .or_else(|| grid_stride::distribute_items(inv, group, slices))
-            .or_else(|| {
-                stride_nest::distribute_items(inv, group, |round| {
+        Collective::DistributeItems => {
+            let before_rounds = guard::distribute_items(inv, group)
+                .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
+                .or_else(|| item_copy::distribute_items(inv, group))
+                .or_else(|| grid_stride::distribute_items(inv, group, slices));
+            if before_rounds.is_none() {
+                // Each round is an item loop lowered (and copied) on its own.
+                let rounds = stride_nest::distribute_items(inv, group, |round| {
                     invocation(round, generics, slices, indexed)
-                })
-            })
-            .or_else(|| interchange::distribute_items(inv, group, indexed))
-            .or_else(|| group_slice::distribute_items(inv, group, slices))
-            .or_else(|| chunk_check::distribute_items(inv, group, slices))
-            .unwrap_or_else(|| closure::call(inv, group)),
+                });
+                if let Some(rounds) = rounds {
+                    return rounds;
+                }
+            }
+            let lowered = before_rounds
+                .or_else(|| interchange::distribute_items(inv, group, indexed))
+                .or_else(|| group_slice::distribute_items(inv, group, slices))
+                .or_else(|| chunk_check::distribute_items(inv, group, slices))
+                .unwrap_or_else(|| closure::call(inv, group));
+            same_group::versioned(inv, group, lowered)
+        }
         Collective::DistributeGroups => fuse::distribute_groups(inv, group)
             .or_else(|| fuse::distribute_groups_looped(inv, group))
             .unwrap_or_else(|| closure::call(inv, group)),

@@ -9,6 +9,8 @@
 //!   [`chunk_check`], [`edges`], [`grid_stride`], [`stride_nest`],
 //!   [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
+//! * [`same_group`]: whether the windows an item loop indexes by item
+//!   are its group's, the condition of a loop copy where their checks fold;
 //! * [`lane_window`]: the windows an interchanged loop's step reads
 //!   its lanes through;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
@@ -31,6 +33,7 @@ pub(crate) mod item_copy;
 pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
+pub(crate) mod same_group;
 pub(crate) mod stride_nest;
 
 pub(crate) use interchange::{ItemChunk, ItemLanes};
