@@ -143,33 +143,42 @@ fn values(len: usize) -> Vec<i64> {
     (0..len as i64).map(|i| (i * 7919) % 1009 - 500).collect()
 }
 
+/// `stencil` over an `n`×`n` grid on `threads` threads: its output and
+/// each group's visits.
+fn run_stencil(
+    grid: &[i64],
+    n: usize,
+    strides: [usize; 2],
+    threads: usize,
+) -> (Vec<i64>, Vec<Vec<Visit>>) {
+    let trace = Trace::new((n / ROWS) * (n / COLS));
+    let mut out = vec![0; n * n];
+    Queue::with_threads(threads)
+        .unwrap()
+        .parallel_with(
+            (n / ROWS, n / COLS),
+            (ROWS, COLS),
+            ItemsMut::new(&mut out),
+            |g, o| stencil(g, grid, (n, strides, &trace), o),
+        )
+        .unwrap();
+    (out, trace.into_inner())
+}
+
 #[test]
 fn halo_tiles_fill_in_rounds() {
     let n = 16;
     let grid = values(n * n);
     let expected = stencil_reference(&grid, n);
-    let groups = (n / ROWS) * (n / COLS);
     let limits = [ROWS + 2 * HALO, COLS + 2 * HALO, 1];
     // Strides of the group's extent: the last rounds partial.
     let strides = [ROWS, COLS];
-    {
-        for threads in [1, 2] {
-            let trace = Trace::new(groups);
-            let mut out = vec![0; n * n];
-            Queue::with_threads(threads)
-                .unwrap()
-                .parallel_with(
-                    (n / ROWS, n / COLS),
-                    (ROWS, COLS),
-                    ItemsMut::new(&mut out),
-                    |g, o| stencil(g, &grid, (n, strides, &trace), o),
-                )
-                .unwrap();
-            assert_eq!(out, expected, "strides {strides:?}, {threads} threads");
-            let want = order([ROWS, COLS, 1], limits, [strides[0], strides[1], 1], true);
-            for (g, got) in trace.into_inner().iter().enumerate() {
-                assert_eq!(*got, want, "group {g}, strides {strides:?}");
-            }
+    for threads in [1, 2] {
+        let (out, visits) = run_stencil(&grid, n, strides, threads);
+        assert_eq!(out, expected, "strides {strides:?}, {threads} threads");
+        let want = order([ROWS, COLS, 1], limits, [strides[0], strides[1], 1], true);
+        for (g, got) in visits.iter().enumerate() {
+            assert_eq!(*got, want, "group {g}, strides {strides:?}");
         }
     }
 }
@@ -180,22 +189,11 @@ fn strides_narrower_than_the_group_keep_the_plain_loop() {
     let n = 16;
     let grid = values(n * n);
     let expected = stencil_reference(&grid, n);
-    let strides = [ROWS - 1, COLS];
-    let trace = Trace::new((n / ROWS) * (n / COLS));
-    let mut out = vec![0; n * n];
-    Queue::with_threads(1)
-        .unwrap()
-        .parallel_with(
-            (n / ROWS, n / COLS),
-            (ROWS, COLS),
-            ItemsMut::new(&mut out),
-            |g, o| stencil(g, &grid, (n, strides, &trace), o),
-        )
-        .unwrap();
+    let (out, visits) = run_stencil(&grid, n, [ROWS - 1, COLS], 1);
     assert_eq!(out, expected);
     let limits = [ROWS + 2 * HALO, COLS + 2 * HALO, 1];
     let want = order([ROWS, COLS, 1], limits, [ROWS - 1, COLS, 1], false);
-    for got in trace.into_inner() {
+    for got in visits {
         assert_eq!(got, want);
     }
 }

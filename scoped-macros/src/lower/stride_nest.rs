@@ -50,11 +50,12 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
-use syn::{Block, Expr, ExprClosure, Ident, Pat, Stmt};
+use syn::{Block, Expr, ExprClosure, Ident, Stmt};
 
 use super::closure;
 use super::grid_stride::{binds_any, index_read_only, invariant, match_for, match_while};
-use super::interchange::{lane_body, mentions, only_read, plain_item_block};
+use super::guard::bind_queries;
+use super::interchange::{lane_body, mentions, only_read, plain_item_block, split_pattern};
 use super::item_syntax::{local_id, peel, query, LocalId};
 use crate::check::group_ident;
 use crate::parse::Invocation;
@@ -251,44 +252,36 @@ fn whole_loop(stmts: &[Stmt]) -> bool {
 }
 
 /// The names and item queries of `prefix`, if it is only `let`s binding
-/// names (or tuples of names) to item queries, each name once.
-fn query_lets(prefix: &[Stmt], item: &Ident) -> Option<Vec<(Ident, Expr)>> {
-    let mut lets: Vec<(Ident, Expr)> = Vec::new();
+/// names (or tuples of names) to item queries, none `mut`, each name once.
+fn query_lets<'a>(prefix: &'a [Stmt], item: &Ident) -> Option<Vec<(Ident, &'a Expr)>> {
+    let mut lets = Vec::new();
     for stmt in prefix {
         let Stmt::Local(local) = stmt else {
             return None;
         };
         let init = local.init.as_ref()?;
-        if !local.attrs.is_empty() || init.diverge.is_some() {
+        let mut names = Vec::new();
+        split_pattern(&local.pat, &mut names)?;
+        if !local.attrs.is_empty() || init.diverge.is_some() || names.iter().any(|(_, m)| *m) {
             return None;
         }
-        let pairs: Vec<(&Pat, &Expr)> = match (&local.pat, peel(&init.expr)) {
-            (Pat::Tuple(pats), Expr::Tuple(values)) if pats.elems.len() == values.elems.len() => {
-                pats.elems.iter().zip(&values.elems).collect()
-            }
-            (pat, _) => vec![(pat, &*init.expr)],
-        };
-        for (pat, value) in pairs {
-            let Pat::Ident(p) = pat else { return None };
-            let plain = p.mutability.is_none() && p.by_ref.is_none() && p.subpat.is_none();
-            if !plain || query(value, item).is_none() || lets.iter().any(|(n, _)| *n == p.ident) {
-                return None;
-            }
-            lets.push((p.ident.clone(), value.clone()));
-        }
+        bind_queries(&local.pat, &init.expr, item, &mut lets)?;
     }
-    Some(lets)
+    let once = lets
+        .iter()
+        .all(|(name, _)| lets.iter().filter(|(n, _)| n == name).count() == 1);
+    once.then_some(lets)
 }
 
 /// `start`, or the query a `let` bound it to.
-fn resolve(start: &Expr, lets: &[(Ident, Expr)]) -> Expr {
+fn resolve(start: &Expr, lets: &[(Ident, &Expr)]) -> Expr {
     if let Expr::Path(path) = peel(start) {
         if let Some((_, value)) = path
             .path
             .get_ident()
             .and_then(|name| lets.iter().find(|(n, _)| n == name))
         {
-            return value.clone();
+            return (*value).clone();
         }
     }
     start.clone()

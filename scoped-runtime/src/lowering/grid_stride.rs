@@ -88,7 +88,7 @@ pub fn distribute_items_grid_stride<G: ScopedGroup<D>, const D: usize, S>(
             &address,
             lo,
             hi,
-            offset.saturating_add(PREFETCH_ROUNDS * stride),
+            offset.saturating_add(PREFETCH_ROUNDS.saturating_mul(stride)),
             n,
         );
         let full = hi + offset < n;
