@@ -129,7 +129,8 @@ pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option
             },
         )
     };
-    let mut outer = same_group::pattern_names(pat);
+    let mut outer = Vec::new();
+    crate::check::pat_names(pat, &mut outer);
     outer.push(subgroup_name);
     Some(same_group::versioned_loop(
         items, &outer, group, span, fused,

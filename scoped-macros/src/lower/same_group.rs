@@ -127,20 +127,6 @@ pub(crate) fn first_copies(body: &syn::Block) -> syn::Block {
     body
 }
 
-/// Every name `pat` binds.
-pub(crate) fn pattern_names(pat: &syn::Pat) -> Vec<Ident> {
-    struct Names(Vec<Ident>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.clone());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut names = Names(Vec::new());
-    names.visit_pat(pat);
-    names.0
-}
-
 /// The names `body` indexes with `item` (`name[item]`), each once, in
 /// order; none if `item` is bound again in the body.
 fn item_indexed(body: &Expr, item: &Ident) -> Vec<Ident> {
