@@ -32,6 +32,7 @@
 use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
+use crate::lowering::edges::for_each_edge_chunk;
 use crate::lowering::interchange::{ItemChunk, ItemLanes};
 use crate::rules::{check_collective, ItemScope};
 
@@ -90,18 +91,13 @@ pub fn distribute_items_on_edge_chunk_checked<
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
-    match value {
-        Some(value) => group.__for_each_item_chunk_on::<W>(
-            dimension,
-            value,
-            #[inline(always)]
-            |chunk| run_chunk(chunk, &check, &windows, &mut f),
-        ),
-        None => group.__for_each_item_chunk::<W>(
-            #[inline(always)]
-            |chunk| run_chunk(chunk, &check, &windows, &mut f),
-        ),
-    }
+    for_each_edge_chunk::<W, G, D>(
+        group,
+        dimension,
+        value,
+        #[inline(always)]
+        |chunk| run_chunk(chunk, &check, &windows, &mut f),
+    );
 }
 
 /// [`distribute_items_on_edge_chunk_checked`] followed by

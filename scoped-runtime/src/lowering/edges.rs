@@ -31,17 +31,27 @@ pub fn distribute_items_on_edge<const W: usize, G: ScopedGroup<D>, const D: usiz
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
+    for_each_edge_chunk::<W, G, D>(
+        group,
+        dimension,
+        value,
+        #[inline(always)]
+        |chunk| run_chunk(chunk, &mut f),
+    );
+}
+
+/// The chunks of `W` items of `group` whose local id in `dimension` is
+/// `value`, or every chunk when `value` is `None`.
+#[inline(always)]
+pub(crate) fn for_each_edge_chunk<const W: usize, G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+    dimension: usize,
+    value: Option<usize>,
+    f: impl FnMut(ItemChunk<W, D>),
+) {
     match value {
-        Some(value) => group.__for_each_item_chunk_on::<W>(
-            dimension,
-            value,
-            #[inline(always)]
-            |chunk| run_chunk(chunk, &mut f),
-        ),
-        None => group.__for_each_item_chunk::<W>(
-            #[inline(always)]
-            |chunk| run_chunk(chunk, &mut f),
-        ),
+        Some(value) => group.__for_each_item_chunk_on::<W>(dimension, value, f),
+        None => group.__for_each_item_chunk::<W>(f),
     }
 }
 
