@@ -17,16 +17,10 @@
 //!   is left is the algorithm's, as in the 2-D tiles below: each group
 //!   reads 18 rows of 256 bytes into its tile, then writes 16, and the
 //!   copy waits on the cache at every row. The lowering keeps the copy:
-//!   neither way around it reaches 1.1× the peer, measured written by
-//!   hand in the same order of groups (AMD EPYC Zen 4, v3 and v4, 1 and
-//!   2 threads, medians; this form 2.1–2.2× at 1024×1024, 1.8–2.0× at
-//!   4096×4096). Filling each tile row just before the compute row that
-//!   needs it: 1.7–2.0× and 1.45–1.5× (the copy through the tile costs
-//!   about as much as the stencil). Reading the old grid in place: 1.4–
-//!   1.6× and 1.2–1.25× with the kernel's per-point boundary test, 1.2–
-//!   1.3× and 1.1–1.25× with the best rows (whole vectors, one bounds
-//!   check per row or group, the grid's edges apart); the rest is the
-//!   short rows and their order, 18 row streams of 256 bytes per group.
+//!   written by hand in the same order of groups, neither filling each
+//!   tile row just ahead of the compute (1.45–2.0× the peer) nor reading
+//!   the old grid in place (1.1–1.6×) reaches 1.1× (AMD EPYC Zen 4, v3
+//!   and v4); the rest is the short rows and their order.
 //! * `scoped`, row bands: one launch per sweep, one work group per band of
 //!   [`BAND`] rows, one item per column. The group keeps a two-row tile
 //!   with a one-point halo in local memory, the rows above and at the row
