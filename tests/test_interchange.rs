@@ -119,33 +119,84 @@ impl Trace {
     }
 }
 
-/// The order of the interchanged lowering for a row of `len` items with
-/// first local linear id `first`, `steps` loop iterations, step 0 before
-/// the loop, steps `1..=steps` in the loop, `steps + 1` after it. The
-/// traced bodies carry at most one value through their loop, so two full
-/// chunks next to each other run as one of `2 W` lanes.
-fn interchanged_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
-    let mut order = Vec::new();
-    let full = len - len % W;
-    let mut chunks = Vec::new();
-    let mut chunk = 0;
-    while chunk < full {
-        let lanes = if chunk + 2 * W <= full { 2 * W } else { W };
-        chunks.push(chunk..chunk + lanes);
-        chunk += lanes;
+/// A run of the interchanged lowering: lanes that run together (local
+/// linear ids), or an item alone.
+enum Run {
+    Lanes(std::ops::Range<usize>),
+    Item(usize),
+}
+
+/// The runs of the interchanged lowering for rows of `len` items, the
+/// first row's first local linear id `first`, in the order they run. The
+/// traced bodies carry at most one value through their loop: two full
+/// chunks next to each other in a row run as one wide step of `2 W` lanes,
+/// and two wide steps one after the other (rows included) as one pair,
+/// its lanes in order.
+fn lane_runs(first: usize, len: usize, rows: usize) -> Vec<Run> {
+    // Runs of lanes (wide or not) and items alone, in the order they run.
+    enum Step {
+        Lanes(std::ops::Range<usize>, bool),
+        Item(usize),
     }
-    for chunk in chunks {
-        let lanes = first + chunk.start..first + chunk.end;
-        order.extend(lanes.clone().map(|l| (l, 0)));
-        for s in 1..=steps {
-            order.extend(lanes.clone().map(|l| (l, s)));
+    let mut runs = Vec::new();
+    for row in 0..rows {
+        let start = first + row * len;
+        let full = len - len % W;
+        let mut chunk = 0;
+        while chunk < full {
+            let wide = chunk + 2 * W <= full;
+            let lanes = if wide { 2 * W } else { W };
+            runs.push(Step::Lanes(start + chunk..start + chunk + lanes, wide));
+            chunk += lanes;
         }
-        order.extend(lanes.map(|l| (l, steps + 1)));
+        runs.extend((start + full..start + len).map(Step::Item));
     }
-    for l in first + full..first + len {
-        order.extend((0..=steps + 1).map(|s| (l, s)));
+    let mut merged = Vec::new();
+    let mut waiting: Option<std::ops::Range<usize>> = None;
+    for run in runs {
+        match run {
+            Step::Lanes(lanes, true) => match waiting.take() {
+                Some(before) => merged.push(Run::Lanes(before.start..lanes.end)),
+                None => waiting = Some(lanes),
+            },
+            other => {
+                if let Some(before) = waiting.take() {
+                    merged.push(Run::Lanes(before));
+                }
+                merged.push(match other {
+                    Step::Lanes(lanes, _) => Run::Lanes(lanes),
+                    Step::Item(l) => Run::Item(l),
+                });
+            }
+        }
+    }
+    if let Some(before) = waiting {
+        merged.push(Run::Lanes(before));
+    }
+    merged
+}
+
+/// The order of the interchanged lowering for rows of `len` items
+/// ([`lane_runs`]), `steps` loop iterations, step 0 before the loop,
+/// steps `1..=steps` in the loop, `steps + 1` after it.
+fn interchanged_rows(first: usize, len: usize, rows: usize, steps: usize) -> Vec<(usize, usize)> {
+    let mut order = Vec::new();
+    for run in lane_runs(first, len, rows) {
+        match run {
+            Run::Lanes(lanes) => {
+                for s in 0..=steps + 1 {
+                    order.extend(lanes.clone().map(|l| (l, s)));
+                }
+            }
+            Run::Item(l) => order.extend((0..=steps + 1).map(|s| (l, s))),
+        }
     }
     order
+}
+
+/// [`interchanged_rows`] for one row.
+fn interchanged_row(first: usize, len: usize, steps: usize) -> Vec<(usize, usize)> {
+    interchanged_rows(first, len, 1, steps)
 }
 
 /// The plain loop's order: item after item.
@@ -197,7 +248,7 @@ fn full_chunks_interleave_in_the_loop_and_the_rest_runs_item_by_item() {
     for got in trace.into_inner() {
         assert_eq!(got, interchanged_row(0, size, STEPS), "slice");
     }
-    for size in [3, W, W + 3, 2 * W + 1, 3 * W + 2, 4 * W] {
+    for size in [3, W, W + 3, 2 * W + 1, 3 * W + 2, 4 * W, 5 * W + 1, 6 * W] {
         let trace = Trace::new(2);
         Queue::with_threads(2)
             .unwrap()
@@ -227,18 +278,17 @@ fn traced_2d(group: WorkGroup<2>, steps: usize, trace: &Trace) {
 
 #[test]
 fn two_dimensional_groups_interchange_each_row() {
-    // Rows of one chunk, of one chunk each (never paired across rows),
-    // and of a pair and a chunk.
-    for columns in [W + 2, W, 3 * W + 1] {
+    // Rows of one chunk, of one chunk each (never made wide across rows),
+    // of a wide step and a chunk, and of one wide step each (paired across
+    // rows, the last alone).
+    for columns in [W + 2, W, 3 * W + 1, 2 * W] {
         let rows = 3;
         let trace = Trace::new(4);
         Queue::with_threads(2)
             .unwrap()
             .parallel([2, 2], [rows, columns], |g| traced_2d(g, STEPS, &trace))
             .unwrap();
-        let want: Vec<(usize, usize)> = (0..rows)
-            .flat_map(|r| interchanged_row(r * columns, columns, STEPS))
-            .collect();
+        let want = interchanged_rows(0, columns, rows, STEPS);
         for got in trace.into_inner() {
             assert_eq!(got, want, "rows of {columns}");
         }
@@ -669,6 +719,269 @@ fn windowed_and_checked_steps_are_bit_for_bit_the_serial_loop() {
                         "cols {cols}, m {m}, twice {twice}, element {i}"
                     );
                 }
+            }
+        }
+    }
+}
+
+/// Iterations of the nested traced loops: `OUTER * INNER` more than
+/// `INTERCHANGE_MAX_PLAIN_TRIPS`, each loop alone at most.
+const OUTER: usize = 4;
+const INNER: usize = 5;
+
+/// A loop whose whole body is a loop with the same iterations for every
+/// item: the lanes run innermost in both (`nested`), or, where the inner
+/// loop's range depends on the outer variable, the inner loop stays in
+/// each lane (`!nested`: `OUTER * INNER` outer iterations, inner ones
+/// `a % 3`).
+#[kernel]
+fn traced_nested(group: WorkGroup<2>, nested: bool, trace: &Trace) {
+    let g = group.group_linear_id();
+    if nested {
+        distribute_items!(group, |idx| {
+            let l = idx.innermost_local_linear_id();
+            trace.hit(g, l, 0);
+            for a in 0..OUTER {
+                for b in 0..INNER {
+                    trace.hit(g, l, 1 + a * INNER + b);
+                }
+            }
+            trace.hit(g, l, OUTER * INNER + 1);
+        });
+    } else {
+        distribute_items!(group, |idx| {
+            let l = idx.innermost_local_linear_id();
+            trace.hit(g, l, 0);
+            for a in 0..OUTER * INNER {
+                for b in 0..a % 3 {
+                    trace.hit(g, l, triangle_step(a, b));
+                }
+            }
+            trace.hit(g, l, triangle_step(OUTER * INNER, 0));
+        });
+    }
+}
+
+/// The step of iteration `(a, b)` of the triangular loops, counted from 1
+/// in each item's own order.
+fn triangle_step(a: usize, b: usize) -> usize {
+    1 + (0..a).map(|x| x % 3).sum::<usize>() + b
+}
+
+/// The order of the triangular loops: the outer loop outside the lanes,
+/// the inner one inside each lane.
+fn triangle_rows(len: usize, rows: usize) -> Vec<(usize, usize)> {
+    let mut order = Vec::new();
+    let last = triangle_step(OUTER * INNER, 0);
+    for run in lane_runs(0, len, rows) {
+        match run {
+            Run::Lanes(lanes) => {
+                order.extend(lanes.clone().map(|l| (l, 0)));
+                for a in 0..OUTER * INNER {
+                    for l in lanes.clone() {
+                        order.extend((0..a % 3).map(|b| (l, triangle_step(a, b))));
+                    }
+                }
+                order.extend(lanes.map(|l| (l, last)));
+            }
+            Run::Item(l) => {
+                order.push((l, 0));
+                for a in 0..OUTER * INNER {
+                    order.extend((0..a % 3).map(|b| (l, triangle_step(a, b))));
+                }
+                order.push((l, last));
+            }
+        }
+    }
+    order
+}
+
+#[test]
+fn nested_loops_run_the_lanes_innermost_in_both() {
+    // Rows of a chunk and some items, of wide steps paired across rows, of
+    // a wide step and a chunk, and of two wide steps.
+    for columns in [W + 2, 2 * W, 3 * W + 1, 4 * W] {
+        let rows = 3;
+        for nested in [true, false] {
+            let trace = Trace::new(4);
+            Queue::with_threads(2)
+                .unwrap()
+                .parallel([2, 2], [rows, columns], |g| {
+                    traced_nested(g, nested, &trace)
+                })
+                .unwrap();
+            let want = if nested {
+                interchanged_rows(0, columns, rows, OUTER * INNER)
+            } else {
+                triangle_rows(columns, rows)
+            };
+            for got in trace.into_inner() {
+                assert_eq!(got, want, "rows of {columns}, nested {nested}");
+            }
+        }
+    }
+}
+
+const TAPS: usize = 5;
+/// The largest group the filter's tile holds: 8 rows of `4 W + 3`.
+type Tile = [[f32; 4 * W + 3 + TAPS - 1]; 8 + TAPS - 1];
+type Taps = [[f32; TAPS]; TAPS];
+
+/// Which form of the filter's item body runs.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    /// Both tap loops interchanged, the lanes innermost.
+    Nested,
+    /// The inner loop's range depends on the outer variable: only the
+    /// outer loop is interchanged.
+    Triangle,
+    /// A labelled loop: the shortcut is not taken.
+    Plain,
+}
+
+/// A 5×5 filter (taps `(dy, dx)`, `dx <= dy` for `Triangle`) over a tile
+/// of the image in local memory, zero outside the image, as the GPU form
+/// writes it: 25 taps with 5 in each loop.
+#[allow(clippy::needless_range_loop)]
+#[kernel]
+fn filter(
+    group: WorkGroup<2>,
+    (image, taps, columns): (&[f32], &Taps, usize),
+    form: Form,
+    mut out: ItemsWindow<'_, f32, 2>,
+) {
+    let image_rows = image.len() / columns;
+    let (rows, cols) = (
+        group.logical_local_range_dim(0),
+        group.logical_local_range_dim(1),
+    );
+    let (r0, c0) = (group.group_id_dim(0) * rows, group.group_id_dim(1) * cols);
+    memory_environment!(group, require_local_mem::<Tile>(), |tile| {
+        for tr in 0..rows + TAPS - 1 {
+            for tc in 0..cols + TAPS - 1 {
+                let (i, j) = (r0 + tr, c0 + tc);
+                tile[tr][tc] = if i < image_rows && j < columns {
+                    image[i * columns + j]
+                } else {
+                    0.0
+                };
+            }
+        }
+        match form {
+            Form::Nested => distribute_items!(group, |idx| {
+                let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                let mut s = 0.0f32;
+                for dy in 0..TAPS {
+                    for dx in 0..TAPS {
+                        s = taps[dy][dx].mul_add(tile[r + dy][c + dx], s);
+                    }
+                }
+                out[idx] = s;
+            }),
+            Form::Triangle => distribute_items!(group, |idx| {
+                let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                let mut s = 0.0f32;
+                for dy in 0..TAPS * TAPS {
+                    for dx in 0..=dy % TAPS {
+                        s = taps[dy % TAPS][dx].mul_add(tile[r + dy % TAPS][c + dx], s);
+                    }
+                }
+                out[idx] = s;
+            }),
+            Form::Plain => distribute_items!(group, |idx| {
+                let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                let mut s = 0.0f32;
+                'taps: for dy in 0..TAPS {
+                    for dx in 0..TAPS {
+                        s = taps[dy][dx].mul_add(tile[r + dy][c + dx], s);
+                    }
+                    if dy == TAPS {
+                        break 'taps;
+                    }
+                }
+                out[idx] = s;
+            }),
+        }
+    });
+}
+
+/// The filter's serial loop for the point `(i, j)`.
+#[allow(clippy::needless_range_loop)]
+fn filter_point(image: &[f32], taps: &Taps, columns: usize, i: usize, j: usize, form: Form) -> f32 {
+    let rows = image.len() / columns;
+    let at = |y: usize, x: usize| {
+        if y < rows && x < columns {
+            image[y * columns + x]
+        } else {
+            0.0
+        }
+    };
+    let mut s = 0.0f32;
+    match form {
+        Form::Triangle => {
+            for dy in 0..TAPS * TAPS {
+                for dx in 0..=dy % TAPS {
+                    s = taps[dy % TAPS][dx].mul_add(at(i + dy % TAPS, j + dx), s);
+                }
+            }
+        }
+        Form::Nested | Form::Plain => {
+            for dy in 0..TAPS {
+                for dx in 0..TAPS {
+                    s = taps[dy][dx].mul_add(at(i + dy, j + dx), s);
+                }
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn nested_tap_loops_are_bit_for_bit_the_serial_filter_and_the_plain_form() {
+    let taps: Taps =
+        std::array::from_fn(|dy| std::array::from_fn(|dx| (dy * 7 + dx * 3) as f32 / 9.0 - 1.3));
+    // Odd widths, rows of a chunk and items, of wide steps paired within
+    // and across rows, one row.
+    for size in [
+        [3, 2 * W + 1],
+        [2, 4 * W],
+        [4, 2 * W],
+        [1, W],
+        [5, W + 3],
+        [3, 4 * W + 3],
+    ] {
+        let groups = [2, 3];
+        let (rows, columns) = (groups[0] * size[0], groups[1] * size[1]);
+        let image: Vec<f32> = (0..rows * columns)
+            .map(|v| ((v * 37) % 101) as f32 / 13.0 - 3.0)
+            .collect();
+        let run = |form: Form| {
+            let mut out = vec![f32::NAN; rows * columns];
+            Queue::with_threads(2)
+                .unwrap()
+                .parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
+                    filter(g, (&image, &taps, columns), form, o)
+                })
+                .unwrap();
+            out
+        };
+        let (nested, plain, triangle) = (run(Form::Nested), run(Form::Plain), run(Form::Triangle));
+        for i in 0..rows {
+            for j in 0..columns {
+                let at = i * columns + j;
+                let want = filter_point(&image, &taps, columns, i, j, Form::Nested);
+                assert_eq!(nested[at].to_bits(), want.to_bits(), "{size:?} ({i}, {j})");
+                assert_eq!(
+                    plain[at].to_bits(),
+                    want.to_bits(),
+                    "{size:?} ({i}, {j}) plain"
+                );
+                let want = filter_point(&image, &taps, columns, i, j, Form::Triangle);
+                assert_eq!(
+                    triangle[at].to_bits(),
+                    want.to_bits(),
+                    "{size:?} ({i}, {j}) triangle"
+                );
             }
         }
     }

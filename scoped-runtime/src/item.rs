@@ -54,6 +54,17 @@ impl<const D: usize> SItem<D> {
         self
     }
 
+    /// The item with its tag `tag`, the one it has (callers pass the tag
+    /// of the group that made it): a lane loop then compares the group's
+    /// tag with itself, which the optimiser folds, where a tag carried
+    /// through the loops that pair chunks stays a compare per lane.
+    #[inline(always)]
+    pub(crate) fn with_tag(mut self, tag: GroupTag) -> Self {
+        debug_assert!(self.tag == tag);
+        self.tag = tag;
+        self
+    }
+
     /// The work group, of its launch, that made this item.
     #[inline(always)]
     pub(crate) fn tag(&self) -> GroupTag {

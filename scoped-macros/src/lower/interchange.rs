@@ -45,6 +45,14 @@
 //!   from before the loop; closures and macros in the loop body do not
 //!   name those bindings.
 //!
+//! A loop whose body is exactly one `for` loop, its `ITER` as above and
+//! naming neither the outer loop's pattern nor a binding from before the
+//! loop, its body without `break` or `continue` of its own, runs outside
+//! the lanes too (`for dy { for dx { for each item … } }`), unless the
+//! lanes' reads are checked ahead. The plain loop runs where the loop's
+//! iterations (times the inner loop's, for such a loop) are at most
+//! `INTERCHANGE_MAX_PLAIN_TRIPS`.
+//!
 //! Inside the loop a binding `x` from before the loop is `(*x)`, a
 //! reference into its lane (`&mut` if the binding is `mut`). The items
 //! that do not fill a chunk run the plain body.
@@ -108,7 +116,7 @@ pub(crate) fn distribute_items(
         }
         _ => None,
     })?;
-    Some(shape.lower(inv, group, indexed))
+    shape.lower(inv, group, indexed)
 }
 
 /// A body split around its loop, and the bindings the loop and the
@@ -199,13 +207,13 @@ impl<'a> Shape<'a> {
         (shape.stored().len() <= 12).then_some(shape)
     }
 
-    fn lower(&self, inv: &Invocation, group: &Expr, indexed: &[Indexed]) -> TokenStream {
+    fn lower(&self, inv: &Invocation, group: &Expr, indexed: &[Indexed]) -> Option<TokenStream> {
         let span = inv.name.span();
         let mixed = Span::mixed_site();
         let chunk = format_ident!("__scoped_chunk", span = mixed);
         let handle = format_ident!("__scoped_chunk_lanes", span = mixed);
         let narrow = quote!(::scoped::__private::INTERCHANGE_LANES);
-        let narrow_arm = self.chunk_arm(inv, indexed, &narrow);
+        let narrow_arm = self.chunk_arm(inv, indexed, &narrow, None)?;
         let item = self.item;
         let plain = &inv.closure.body;
         let plain_call = super::closure::call(inv, group);
@@ -220,13 +228,25 @@ impl<'a> Shape<'a> {
         let wait = if inv.wait { "_and_wait" } else { "" };
         let call = if carried <= 1 && read_only <= 1 {
             let wide = quote!(::scoped::__private::INTERCHANGE_WIDE_LANES);
-            let wide_arm = self.chunk_arm(inv, indexed, &wide);
+            let wide_arm = self.chunk_arm(inv, indexed, &wide, None)?;
+            // Two wide steps together, unless the lanes' reads are checked
+            // (the checks fold the lanes of one step).
+            let pair = quote!({ 2 * ::scoped::__private::INTERCHANGE_WIDE_LANES });
+            let pair_arm = self.chunk_arm(inv, indexed, &pair, Some(&wide));
+            let pairs = pair_arm.is_some();
+            let pair_arm = match pair_arm {
+                Some(arm) => quote!(::scoped::__private::WideItemChunk::Pair(#handle) => #arm),
+                None => {
+                    quote!(::scoped::__private::WideItemChunk::Pair(_) => ::core::unreachable!(),)
+                }
+            };
             let function = format_ident!("distribute_items_interchanged_wide{}", wait, span = span);
             quote_spanned! {span=>
-                ::scoped::__private::#function::<{ #narrow }, { #wide }, _, _>(
+                ::scoped::__private::#function::<{ #narrow }, { #wide }, #pairs, _, _>(
                     &#group,
                     #[inline(always)]
                     |#chunk| match #chunk {
+                        #pair_arm
                         ::scoped::__private::WideItemChunk::Wide(#handle) => #wide_arm
                         ::scoped::__private::WideItemChunk::Chunk(#handle) => #narrow_arm
                         ::scoped::__private::WideItemChunk::Item(#item) => #plain,
@@ -246,21 +266,77 @@ impl<'a> Shape<'a> {
                 )
             }
         };
-        quote_spanned! {span=>
-            // A short loop is unrolled in the item and the item loop
+        let trips = |expr: &Expr| {
+            quote! {
+                ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#expr)).0
+            }
+        };
+        let mut trips_outer = trips(expr);
+        if let Some(inner) = self.inner_iter() {
+            let trips_inner = trips(inner);
+            trips_outer = quote!(#trips_outer.saturating_mul(#trips_inner));
+        }
+        Some(quote_spanned! {span=>
+            // A short loop (its iterations and those of a loop that is its
+            // whole body) is unrolled in the item and the item loop
             // vectorised as it is: the plain lowering.
-            if ::core::iter::Iterator::size_hint(&::core::iter::IntoIterator::into_iter(#expr)).0
-                <= ::scoped::__private::INTERCHANGE_MAX_PLAIN_TRIPS
-            {
+            if #trips_outer <= ::scoped::__private::INTERCHANGE_MAX_PLAIN_TRIPS {
                 #plain_call
             } else {
                 #call
             }
-        }
+        })
     }
 
-    /// The code a chunk of `width` items runs.
-    fn chunk_arm(&self, inv: &Invocation, indexed: &[Indexed], width: &TokenStream) -> TokenStream {
+    /// The iterator of a `for` loop that is the interchanged loop's whole
+    /// body, if it is the same for every item and every iteration: it
+    /// names neither the item, nor a binding from before the loop, nor the
+    /// loop's pattern, and its names are only read.
+    fn inner_iter(&self) -> Option<&'a Expr> {
+        self.inner_loop().map(|inner| &*inner.expr)
+    }
+
+    /// The `for` loop that is the interchanged loop's whole body, if its
+    /// iterations are the same for every item and every iteration
+    /// ([`Self::inner_iter`]) and its body has no `break` or `continue`
+    /// of its own: the lanes then run innermost in both loops.
+    fn inner_loop(&self) -> Option<&'a ExprForLoop> {
+        let [Stmt::Expr(Expr::ForLoop(inner), _)] = self.looped.body.stmts.as_slice() else {
+            return None;
+        };
+        if inner.label.is_some() || !inner.attrs.is_empty() || !lane_body(&inner.body, &[]) {
+            return None;
+        }
+        let mut names = Vec::new();
+        invariant_iter(&inner.expr, &mut names)?;
+        let mut local = Vec::new();
+        crate::check::pat_names(&self.looped.pat, &mut local);
+        local.extend(
+            prefix_bindings(self.prefix)?
+                .into_iter()
+                .map(|(name, _)| name),
+        );
+        local.push(self.item.clone());
+        let read = self
+            .prefix
+            .iter()
+            .chain(&self.looped.body.stmts)
+            .chain(self.suffix)
+            .all(|stmt| only_read(stmt, &names));
+        (read && !names.iter().any(|name| local.contains(name))).then_some(inner)
+    }
+
+    /// The code a chunk of `width` items runs. With `split`, the chunk is
+    /// an `ItemLanePair` of two steps of `split` items each, whose lanes
+    /// each iteration runs as two loops, one per step (`None` if the
+    /// lanes' reads are checked).
+    fn chunk_arm(
+        &self,
+        inv: &Invocation,
+        indexed: &[Indexed],
+        width: &TokenStream,
+        split: Option<&TokenStream>,
+    ) -> Option<TokenStream> {
         let mixed = Span::mixed_site();
         let values = format_ident!("__scoped_values", span = mixed);
         let lane = format_ident!("__scoped_lane", span = mixed);
@@ -303,25 +379,54 @@ impl<'a> Shape<'a> {
         let loop_item = loop_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
         let (suffix_needs_item, suffix_queries) =
             requery(suffix.iter().map(ToTokens::to_token_stream).collect());
-        let suffix_item = suffix_needs_item.then(|| quote!(let #item = #handle.item(#lane);));
-        let suffix_fields = stored.iter().map(|(name, mutable)| {
-            if !self.in_suffix.iter().any(|(u, _)| u == name) {
-                quote!(_)
-            } else if *mutable {
-                quote!(mut #name)
-            } else {
-                quote!(#name)
-            }
-        });
-        let suffix_loop = if stored.is_empty() {
-            quote! {
-                for #lane in 0..#width {
-                    #suffix_item
-                    #(#[allow(unused_variables)] #suffix_queries)*
-                    #(#suffix)*
+        let suffix_fields: Vec<TokenStream> = stored
+            .iter()
+            .map(|(name, mutable)| {
+                if !self.in_suffix.iter().any(|(u, _)| u == name) {
+                    quote!(_)
+                } else if *mutable {
+                    quote!(mut #name)
+                } else {
+                    quote!(#name)
                 }
-            }
-        } else {
+            })
+            .collect();
+        // The lanes' runs: all of them, or each step of a pair on its
+        // own (one loop each, the step's lanes consecutive), with the
+        // item of each lane.
+        let runs: Vec<(TokenStream, TokenStream, Option<TokenStream>)> = match split {
+            None => vec![(
+                quote!(0),
+                quote!((#width)),
+                suffix_needs_item.then(|| quote!(let #item = #handle.item(#lane);)),
+            )],
+            Some(half) => vec![
+                (
+                    quote!(0),
+                    quote!((#half)),
+                    suffix_needs_item.then(|| quote!(let #item = #handle.first().item(#lane);)),
+                ),
+                (
+                    quote!((#half)),
+                    quote!((#width)),
+                    suffix_needs_item
+                        .then(|| quote!(let #item = #handle.second().item(#lane - #half);)),
+                ),
+            ],
+        };
+        let suffix_loop = if stored.is_empty() {
+            let loops = runs.iter().map(|(start, end, suffix_item)| {
+                quote! {
+                    for #lane in #start..#end {
+                        #suffix_item
+                        #(#[allow(unused_variables)] #suffix_queries)*
+                        #(#suffix)*
+                    }
+                }
+            });
+            quote!(#(#loops)*)
+        } else if split.is_none() {
+            let suffix_item = runs[0].2.as_ref();
             quote! {
                 let #values = ::scoped::__private::Rezip::__rezip((#(#arrays,)*));
                 for (#lane, #values) in ::core::iter::Iterator::enumerate(
@@ -334,6 +439,34 @@ impl<'a> Shape<'a> {
                     #(#suffix)*
                 }
             }
+        } else {
+            // A pair's lanes, a loop per step: a lane's item is then its
+            // step's, with no branch on the lane (which kept the stores
+            // of a pair's results scalar).
+            let values_iter = format_ident!("__scoped_values_iter", span = mixed);
+            let loops = runs.iter().map(|(start, end, suffix_item)| {
+                let suffix_fields = suffix_fields.clone();
+                quote! {
+                    for #lane in #start..#end {
+                        let ::core::option::Option::Some(#values) =
+                            ::core::iter::Iterator::next(&mut #values_iter)
+                        else {
+                            ::core::unreachable!()
+                        };
+                        #suffix_item
+                        #[allow(unused_mut)]
+                        let (#(#suffix_fields,)*) = #values;
+                        #(#[allow(unused_variables)] #suffix_queries)*
+                        #(#suffix)*
+                    }
+                }
+            });
+            quote! {
+                let mut #values_iter = ::core::iter::IntoIterator::into_iter(
+                    ::scoped::__private::Rezip::__rezip((#(#arrays,)*)),
+                );
+                #(#loops)*
+            }
         };
         let mut body = self.looped.body.clone();
         let lane_names: Vec<Ident> = self.in_loop.iter().map(|(n, _)| n.clone()).collect();
@@ -341,17 +474,37 @@ impl<'a> Shape<'a> {
         let in_loop: Vec<TokenStream> = in_loop.collect();
         let lanes_over = |body: &Block| {
             let body = &body.stmts;
+            let Some(half) = split else {
+                return quote! {
+                    #[allow(clippy::needless_range_loop)]
+                    for #lane in 0..(#width) {
+                        #loop_item
+                        #(#[allow(unused_variables)] #loop_queries)*
+                        #(#in_loop)*
+                        #(#body)*
+                    }
+                };
+            };
+            let first = loop_needs_item.then(|| quote!(let #item = #handle.first().item(#lane);));
+            let second =
+                loop_needs_item.then(|| quote!(let #item = #handle.second().item(#lane - #half);));
             quote! {
                 #[allow(clippy::needless_range_loop)]
-                for #lane in 0..#width {
-                    #loop_item
+                for #lane in 0..#half {
+                    #first
+                    #(#[allow(unused_variables)] #loop_queries)*
+                    #(#in_loop)*
+                    #(#body)*
+                }
+                #[allow(clippy::needless_range_loop)]
+                for #lane in (#half)..(#width) {
+                    #second
                     #(#[allow(unused_variables)] #loop_queries)*
                     #(#in_loop)*
                     #(#body)*
                 }
             }
         };
-        let mut lane_loop = lanes_over(&body);
         let ExprForLoop { pat, expr, .. } = self.looped;
         let bound = bound_names(&inv.closure.body);
         let checks = lane_checks(
@@ -362,12 +515,29 @@ impl<'a> Shape<'a> {
             pat,
             &bound,
         );
+        // A loop that is the whole body, the same for every item, runs
+        // outside the lanes too: each iteration of both loops runs every
+        // lane once, the form a filter's taps take by hand. Not where the
+        // lanes' reads are checked (the checks fold one loop's lanes).
+        let nested = match (self.inner_loop(), body.stmts.as_slice(), &checks) {
+            (Some(_), [Stmt::Expr(Expr::ForLoop(inner), _)], None) => Some(inner),
+            _ => None,
+        };
+        let mut lane_loop = match nested {
+            Some(inner) => {
+                let ExprForLoop { pat, expr, .. } = inner;
+                let lanes = lanes_over(&inner.body);
+                quote!(for #pat in #expr { #lanes })
+            }
+            None => lanes_over(&body),
+        };
         if let Some(LaneChecks {
             lets,
             checks,
             windows,
         }) = checks
         {
+            split.is_none().then_some(())?;
             // Each iteration folds its lanes' index checks, then runs the
             // lanes in one of two identical copies (`lane_check.rs`).
             // One fold per read, each of `W` comparisons, and one branch
@@ -388,7 +558,7 @@ impl<'a> Shape<'a> {
             };
             lane_loop = quote! {
                 #(let mut #fits = true;)*
-                for #lane in 0..#width {
+                for #lane in 0..(#width) {
                     #check_lane
                     #(#fits &= #checks;)*
                 }
@@ -406,8 +576,9 @@ impl<'a> Shape<'a> {
                 lane_loop = step(&windows, width, check_lane, lanes, lane_loop);
             }
         }
-        quote! {
+        Some(quote! {
             {
+                #handle.assume_inside();
                 // Before the loop, item by item, keeping what the rest uses.
                 // Item queries run again where they are used; items
                 // are made from their lane where used, never kept
@@ -428,7 +599,7 @@ impl<'a> Shape<'a> {
                 }
                 #suffix_loop
             }
-        }
+        })
     }
 
     /// What the lanes hold: the bindings the loop or the suffix uses, once.
@@ -1071,6 +1242,7 @@ mod tests {
                 #[inline(always)]
                 |__scoped_chunk| match __scoped_chunk {
                     ::scoped::__private::ItemChunk::Chunk(__scoped_chunk_lanes) => {
+                        __scoped_chunk_lanes.assume_inside();
                         #[allow(unused_mut, unused_variables)]
                         let (mut __scoped_lanes_xi, mut __scoped_lanes_yi, mut __scoped_lanes_ax, mut __scoped_lanes_ay,) =
                             ::scoped::__private::Unzip::__unzip(
@@ -1087,7 +1259,7 @@ mod tests {
                             );
                         for j in 0..TILE {
                             #[allow(clippy::needless_range_loop)]
-                            for __scoped_lane in 0..::scoped::__private::INTERCHANGE_LANES {
+                            for __scoped_lane in 0..(::scoped::__private::INTERCHANGE_LANES) {
                                 let xi = &__scoped_lanes_xi[__scoped_lane];
                                 let yi = &__scoped_lanes_yi[__scoped_lane];
                                 let ax = &mut __scoped_lanes_ax[__scoped_lane];

@@ -343,7 +343,7 @@ impl<const D: usize> std::fmt::Debug for GroupName<D> {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn not_in_group<const D: usize>(global_id: Id<D>, group: GroupName<D>) -> ! {
+pub(crate) fn not_in_group<const D: usize>(global_id: Id<D>, group: GroupName<D>) -> ! {
     panic!(
         "{:?} is not one of the items of {group:?}: only items of distribute_items! on this \
          group or its subgroups, in this launch, are",

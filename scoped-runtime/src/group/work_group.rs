@@ -271,6 +271,30 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for WorkGroup<D, S> {
         self.tag
     }
 
+    /// The item's id in its work group. Tags are unique per work group and
+    /// launch, so the tag is the whole membership check: the id is then
+    /// the one the group loops gave the item, which they keep below the
+    /// range, and a lane loop of 2-D ids has no compare per lane.
+    #[inline(always)]
+    #[track_caller]
+    fn logical_local_id(&self, item: &SItem<D>) -> Id<D> {
+        if item.tag() != self.tag {
+            super::not_in_group(item.global_id(), super::name(self));
+        }
+        let id = item.work_group_local_id();
+        let range = self.logical_local_range();
+        debug_assert!(range.contains(id), "{id:?} outside {range:?}");
+        for d in 0..D {
+            // SAFETY: the group loops make the items tagged with this
+            // group's tag only inside its range (see above). Knowing it,
+            // the optimiser drops the checks of reads at the id plus a
+            // short loop's offset (a filter's taps in a tile), as the
+            // range compare this replaces let it.
+            unsafe { std::hint::assert_unchecked(id[d] < range[d]) };
+        }
+        id
+    }
+
     #[inline(always)]
     fn __nesting(&self) -> Nesting {
         self.nesting

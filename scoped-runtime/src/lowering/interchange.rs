@@ -18,6 +18,7 @@ use crate::group::DEFAULT_SUB_GROUP_SIZE;
 use crate::id::Range;
 use crate::item::SItem;
 use crate::rules::{check_collective, ItemScope};
+use crate::tag::GroupTag;
 
 /// Items per chunk: the default sub-group size, the `f32` lanes of a
 /// 256-bit vector.
@@ -76,6 +77,40 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
         item
     }
 
+    /// Tells the optimiser, before the loops over the lanes, that all
+    /// `W` items lie inside the work group: the first item's id is below
+    /// the range, and its id along the fastest dimension at most the
+    /// range less `W`. [`Self::item`] says it lane by lane, inside the
+    /// lane loop; said once before it, the loop's analysis bounds every
+    /// lane's id (the first plus the lane), so that reads of a tile at
+    /// the id plus a loop's offset need no check per lane and the lane
+    /// loop vectorises.
+    #[inline(always)]
+    pub fn assume_inside(&self) {
+        let id = self.first.work_group_local_id();
+        for d in 0..D {
+            // SAFETY: as in `item`: `new`'s callers keep the first item
+            // inside the work group.
+            unsafe { std::hint::assert_unchecked(id[d] < self.work_group_range[d]) };
+        }
+        let last = self.work_group_range[D - 1];
+        // SAFETY: `new`'s callers keep all `W` items along the fastest
+        // dimension inside the work group: `first + W <= range`.
+        unsafe {
+            std::hint::assert_unchecked(W <= last);
+            std::hint::assert_unchecked(id[D - 1] <= last - W);
+        }
+    }
+
+    /// The lanes with their first item's tag `tag`, the one it has.
+    #[inline(always)]
+    fn with_tag(self, tag: GroupTag) -> Self {
+        Self {
+            first: self.first.with_tag(tag),
+            ..self
+        }
+    }
+
     /// The `W` items, in lane order.
     #[inline(always)]
     pub fn items(&self) -> [SItem<D>; W] {
@@ -93,9 +128,14 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
 pub const INTERCHANGE_WIDE_LANES: usize = 2 * INTERCHANGE_LANES;
 
 /// What the item closure of an interchanged `distribute_items!` with wide
-/// steps runs for: `V` items consecutive along the fastest dimension, `W`
-/// such items, or one item alone.
+/// steps runs for: two runs of `V` items consecutive along the fastest
+/// dimension, one such run, `W` such items, or one item alone.
 pub enum WideItemChunk<const W: usize, const V: usize, const D: usize> {
+    /// Two wide steps run together: each iteration of the loop runs the
+    /// lanes of one, then of the other, so that four chains of adds are in
+    /// flight and each value the lanes share (a filter's weight) is loaded
+    /// once for both.
+    Pair(ItemLanePair<V, D>),
     /// Two chunks of `W`, side by side.
     Wide(ItemLanes<V, D>),
     /// A chunk of `W` with no neighbour to pair with.
@@ -104,14 +144,32 @@ pub enum WideItemChunk<const W: usize, const V: usize, const D: usize> {
     Item(SItem<D>),
 }
 
+impl<const W: usize, const V: usize, const D: usize> WideItemChunk<W, V, D> {
+    /// The chunk with every item's tag `tag`, the one they have.
+    #[inline(always)]
+    fn with_tag(self, tag: GroupTag) -> Self {
+        match self {
+            Self::Pair(pair) => Self::Pair(ItemLanePair {
+                first: pair.first.with_tag(tag),
+                second: pair.second.with_tag(tag),
+            }),
+            Self::Wide(lanes) => Self::Wide(lanes.with_tag(tag)),
+            Self::Chunk(lanes) => Self::Chunk(lanes.with_tag(tag)),
+            Self::Item(item) => Self::Item(item.with_tag(tag)),
+        }
+    }
+}
+
 /// Runs `f` once for every logical item of `group`, pairing chunks of
 /// `W` consecutive items into chunks of `V = 2 W` where two follow each
-/// other in one row (`distribute_items`). Does not synchronise.
+/// other in one row, and, with `PAIRS`, such wide steps into pairs
+/// (`distribute_items`). Does not synchronise.
 #[inline(always)]
 #[track_caller]
 pub fn distribute_items_interchanged_wide<
     const W: usize,
     const V: usize,
+    const PAIRS: bool,
     G: ScopedGroup<D>,
     const D: usize,
 >(
@@ -121,8 +179,13 @@ pub fn distribute_items_interchanged_wide<
     const { assert!(V == 2 * W) };
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
-    // A chunk waiting for the next one, with which it may pair.
+    // Every item handed out carries the group's tag read here, the value
+    // the body's queries compare with (`SItem::with_tag`).
+    let tag = group.__tag();
+    // A chunk waiting for the next one, with which it may pair, and a wide
+    // step waiting for the next one.
     let mut waiting: Option<ItemLanes<W, D>> = None;
+    let mut wide: Option<ItemLanes<V, D>> = None;
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
         |chunk| match chunk {
@@ -132,28 +195,95 @@ pub fn distribute_items_interchanged_wide<
                         == lanes.first.work_group_local_id() =>
                 {
                     // Both lie in one row of the same group, `before` first.
-                    f(WideItemChunk::Wide(ItemLanes::new(
-                        before.first,
-                        before.work_group_range,
-                    )));
+                    let step = ItemLanes::new(before.first, before.work_group_range);
+                    run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Wide(step));
                 }
                 before => {
                     if let Some(before) = before {
-                        f(WideItemChunk::Chunk(before));
+                        run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
                     }
                     waiting = Some(lanes);
                 }
             },
             ItemChunk::Item(item) => {
                 if let Some(before) = waiting.take() {
-                    f(WideItemChunk::Chunk(before));
+                    run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
                 }
-                f(WideItemChunk::Item(item));
+                run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Item(item));
             }
         },
     );
     if let Some(before) = waiting {
-        f(WideItemChunk::Chunk(before));
+        run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
+    }
+    if let Some(first) = wide {
+        f(WideItemChunk::Wide(first).with_tag(tag));
+    }
+}
+
+/// Hands `step` to `f`, a wide step held back in `wide` until the next
+/// one, with which it makes a pair (`PAIRS`), every item tagged `tag`.
+#[inline(always)]
+fn run<const W: usize, const V: usize, const PAIRS: bool, const D: usize>(
+    f: &mut impl FnMut(WideItemChunk<W, V, D>),
+    tag: GroupTag,
+    wide: &mut Option<ItemLanes<V, D>>,
+    step: WideItemChunk<W, V, D>,
+) {
+    match step {
+        WideItemChunk::Wide(second) if PAIRS => match wide.take() {
+            Some(first) => f(WideItemChunk::Pair(ItemLanePair { first, second }).with_tag(tag)),
+            None => *wide = Some(second),
+        },
+        other => {
+            if let Some(first) = wide.take() {
+                f(WideItemChunk::Wide(first).with_tag(tag));
+            }
+            f(other.with_tag(tag));
+        }
+    }
+}
+
+/// Two wide steps of `V` items each, which an interchanged loop runs
+/// together: lane `l < V` is lane `l` of the first, lane `V + l` lane `l`
+/// of the second.
+#[derive(Clone, Copy)]
+pub struct ItemLanePair<const V: usize, const D: usize> {
+    first: ItemLanes<V, D>,
+    second: ItemLanes<V, D>,
+}
+
+impl<const V: usize, const D: usize> ItemLanePair<V, D> {
+    /// The first step.
+    #[inline(always)]
+    pub fn first(&self) -> ItemLanes<V, D> {
+        self.first
+    }
+
+    /// The second step.
+    #[inline(always)]
+    pub fn second(&self) -> ItemLanes<V, D> {
+        self.second
+    }
+
+    /// [`ItemLanes::assume_inside`] for both steps.
+    #[inline(always)]
+    pub fn assume_inside(&self) {
+        self.first.assume_inside();
+        self.second.assume_inside();
+    }
+
+    /// The item in lane `lane` of both steps together.
+    ///
+    /// # Panics
+    /// If `lane >= 2 V`.
+    #[inline(always)]
+    pub fn item(&self, lane: usize) -> SItem<D> {
+        if lane < V {
+            self.first.item(lane)
+        } else {
+            self.second.item(lane - V)
+        }
     }
 }
 
@@ -164,13 +294,14 @@ pub fn distribute_items_interchanged_wide<
 pub fn distribute_items_interchanged_wide_and_wait<
     const W: usize,
     const V: usize,
+    const PAIRS: bool,
     G: ScopedGroup<D>,
     const D: usize,
 >(
     group: &G,
     f: impl FnMut(WideItemChunk<W, V, D>),
 ) {
-    distribute_items_interchanged_wide(group, f);
+    distribute_items_interchanged_wide::<W, V, PAIRS, G, D>(group, f);
     group_barrier(*group);
 }
 
