@@ -673,3 +673,98 @@ fn windowed_and_checked_steps_are_bit_for_bit_the_serial_loop() {
         }
     }
 }
+
+/// Per-item values made before the loops and only read in them (a mean
+/// and a scale in private memory, as a layer norm's butterfly form keeps
+/// them): one only read beside one carried value (wide steps), two only
+/// read with a window write (narrow steps). Their lanes are read back
+/// from memory before each loop; with `m == 1` steps go through windows
+/// (the last one ending at the slice's end), with `m == 2` they run
+/// checked.
+#[kernel]
+fn centred_columns(
+    group: WorkGroup<1>,
+    x: &[f32],
+    (m, rows, cols): (usize, usize, usize),
+    mut out: ChunkWindow<'_, f32>,
+) {
+    let base = group.group_linear_id() * rows * cols;
+    memory_environment!(
+        group,
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        |mean, scale| {
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                mean[idx] = x[c] * 0.25;
+                scale[idx] = 1.0 + x[c + 1] * 0.125;
+            });
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                let mu = mean[idx];
+                let mut sum = 0.0f32;
+                for k in 0..rows {
+                    let d = x[k * cols + c * m] - mu;
+                    sum = d.mul_add(d, sum);
+                }
+                scale[idx] += sum;
+            });
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                let (mu, s) = (mean[idx], scale[idx]);
+                for k in 0..rows {
+                    out[base + k * cols + c] = (x[k * cols + c * m] - mu) * s;
+                }
+            });
+        }
+    );
+}
+
+fn centred_columns_reference(x: &[f32], m: usize, rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; rows * cols];
+    for c in 0..cols {
+        let mu = x[c] * 0.25;
+        let mut sum = 0.0f32;
+        for k in 0..rows {
+            let d = x[k * cols + c * m] - mu;
+            sum = d.mul_add(d, sum);
+        }
+        let s = (1.0 + x[c + 1] * 0.125) + sum;
+        for k in 0..rows {
+            out[k * cols + c] = (x[k * cols + c * m] - mu) * s;
+        }
+    }
+    out
+}
+
+#[test]
+fn values_only_read_in_the_loop_are_bit_for_bit_the_serial_loop() {
+    // 10 rows: the plain loop; 20: interchanged.
+    for rows in [10, 20] {
+        for cols in [W, 2 * W, 3 * W + 5] {
+            for m in [1, 2] {
+                // With `m == 1`, exactly the elements read.
+                let len = rows * cols + (m - 1) * cols;
+                let x: Vec<f32> = (0..len)
+                    .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+                    .collect();
+                let want = centred_columns_reference(&x, m, rows, cols);
+                let mut out = vec![f32::NAN; 2 * rows * cols];
+                Queue::with_threads(2)
+                    .unwrap()
+                    .parallel_with(2, cols, ChunksMut::new(&mut out, rows * cols), |g, out| {
+                        centred_columns(g, &x, (m, rows, cols), out)
+                    })
+                    .expect("launch");
+                for (i, got) in out.iter().enumerate() {
+                    let want = want[i % (rows * cols)];
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "rows {rows}, cols {cols}, m {m}, element {i}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -109,8 +109,8 @@ pub mod __private {
     pub use crate::lowering::interchange::{
         distribute_items_interchanged, distribute_items_interchanged_and_wait,
         distribute_items_interchanged_wide, distribute_items_interchanged_wide_and_wait,
-        lane_array, ItemChunk, ItemLanes, Rezip, Unzip, WideItemChunk, INTERCHANGE_LANES,
-        INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
+        held_lanes, lane_array, ItemChunk, ItemLanes, Rezip, Unzip, WideItemChunk,
+        INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,

@@ -46,8 +46,10 @@
 //!   name those bindings.
 //!
 //! Inside the loop a binding `x` from before the loop is `(*x)`, a
-//! reference into its lane (`&mut` if the binding is `mut`). The items
-//! that do not fill a chunk run the plain body.
+//! reference into its lane (`&mut` if the binding is `mut`); the lanes of
+//! a binding the loop only reads are read back from memory before it
+//! (`__private::held_lanes`, same values). The items that do not fill a
+//! chunk run the plain body.
 
 use std::collections::HashSet;
 
@@ -211,10 +213,12 @@ impl<'a> Shape<'a> {
         let plain_call = super::closure::call(inv, group);
         let expr = &self.looped.expr;
         // Wide steps where the loop carries at most one value per item
-        // (`INTERCHANGE_WIDE_LANES`); more values are chains enough, and
-        // more lane values held through the loop fill the registers (layer
-        // norm's butterfly form, a mean and a scale per item: 2.0x its
-        // peer with steps of 16 at AVX2, 1.8x with 8).
+        // and reads at most one other (`INTERCHANGE_WIDE_LANES`); more
+        // carried values are chains enough. Two values only read could
+        // take wide steps (they are loaded from memory, `held_lanes`), but
+        // both step widths' code made layer norm's butterfly kernel too
+        // large for the optimiser to inline into its group loop: 1.8x its
+        // peer out of line (AVX2), against 1.5x with steps of 8.
         let carried = self.in_loop.iter().filter(|(_, mutable)| *mutable).count();
         let read_only = self.in_loop.len() - carried;
         let wait = if inv.wait { "_and_wait" } else { "" };
@@ -339,6 +343,18 @@ impl<'a> Shape<'a> {
         let lane_names: Vec<Ident> = self.in_loop.iter().map(|(n, _)| n.clone()).collect();
         Deref { names: &lane_names }.visit_block_mut(&mut body);
         let in_loop: Vec<TokenStream> = in_loop.collect();
+        // The lanes of bindings the loop only reads, read back from
+        // memory before it (`__private::held_lanes`): each step loads them
+        // as whole vectors.
+        let held: Vec<TokenStream> = self
+            .in_loop
+            .iter()
+            .filter(|(_, mutable)| !mutable)
+            .map(|(name, _)| {
+                let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
+                quote!(let #array = ::scoped::__private::held_lanes(#array);)
+            })
+            .collect();
         let lanes_over = |body: &Block| {
             let body = &body.stmts;
             quote! {
@@ -423,6 +439,7 @@ impl<'a> Shape<'a> {
                         },
                     ),
                 );
+                #(#held)*
                 for #pat in #expr {
                     #lane_loop
                 }
@@ -1085,6 +1102,8 @@ mod tests {
                                     },
                                 ),
                             );
+                        let __scoped_lanes_xi = ::scoped::__private::held_lanes(__scoped_lanes_xi);
+                        let __scoped_lanes_yi = ::scoped::__private::held_lanes(__scoped_lanes_yi);
                         for j in 0..TILE {
                             #[allow(clippy::needless_range_loop)]
                             for __scoped_lane in 0..::scoped::__private::INTERCHANGE_LANES {
@@ -1180,6 +1199,31 @@ mod tests {
                 assert!(out.contains("INTERCHANGE_WIDE_LANES"), "{out}");
             }
         }
+    }
+
+    #[test]
+    fn lanes_only_read_in_the_loop_are_held_in_memory() {
+        let held = |name: &str| {
+            format!("let __scoped_lanes_{name} = :: scoped :: __private :: held_lanes (__scoped_lanes_{name}) ;")
+        };
+        // `u` and `v` only read; `a` carried; `w` used after the loop alone.
+        let out = lowered(
+            "|idx| { let (u, v, w) = (x[idx], y[idx], z[idx]); let mut a = 0.0; \
+             for k in 0..n { a += u * v * k; } o[idx] = a + w; }",
+        )
+        .expect("interchanged");
+        assert!(
+            out.contains(&held("u")) && out.contains(&held("v")),
+            "{out}"
+        );
+        assert!(
+            !out.contains(&held("a")) && !out.contains(&held("w")),
+            "{out}"
+        );
+        // Nothing only read: nothing held.
+        let out = lowered("|idx| { let mut a = 0; for k in 0..n { a += k; } o[idx] = a; }")
+            .expect("interchanged");
+        assert!(!out.contains("held_lanes"), "{out}");
     }
 
     #[test]

@@ -230,6 +230,21 @@ pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
     }
 }
 
+/// `lanes`, unchanged, read back from memory: the lanes of a binding the
+/// interchanged loop only reads, which its steps then load as one vector
+/// (a memory operand) rather than keep in registers. Kept as values, they
+/// were the results of the statements before the loop, which the
+/// optimiser had vectorised in uneven pieces, and it rebuilt each step's
+/// vectors from those pieces: layer norm's butterfly form, a mean per
+/// item, ran its variance loop as one 8-lane vector, two 2- and 4-lane
+/// ones and two scalars a step (AVX2), one `vsubps` per 8 lanes after.
+/// `black_box` only hides the values; an optimiser that ignores it runs
+/// the same loop as before.
+#[inline(always)]
+pub fn held_lanes<T, const W: usize>(lanes: [T; W]) -> [T; W] {
+    std::hint::black_box(lanes)
+}
+
 /// The lanes of a chunk, one array per binding: `[(A, B); W]` into
 /// `([A; W], [B; W])`, so that each binding's lanes are consecutive (one
 /// SIMD register) rather than interleaved. Tuples of up to 12 bindings.
