@@ -279,6 +279,44 @@ fn sub_groups_interchange_full_sub_groups() {
     }
 }
 
+/// Sub-groups of two chunks' lanes.
+const PAIR: usize = 2 * W;
+
+/// Sub-groups of `2 W` lanes: each full sub-group is one step of `2 W`
+/// lanes; a partial one runs item by item.
+#[kernel]
+fn traced_pair_sub_groups(group: WorkGroup<1, PAIR>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let l = idx.local_linear_id(&group);
+            trace.hit(g, l, 0);
+            let mut step = 1;
+            for _ in 0..steps {
+                trace.hit(g, l, step);
+                step += 1;
+            }
+            trace.hit(g, l, step);
+        });
+    });
+}
+
+#[test]
+fn sub_groups_of_two_chunks_run_whole_steps_and_partial_ones_item_by_item() {
+    // A full sub-group, then one of `W + 3` items.
+    let size = PAIR + W + 3;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_pair_sub_groups(g, STEPS, &trace))
+        .unwrap();
+    let mut want = interchanged_row(0, PAIR, STEPS);
+    want.extend(plain_row(PAIR, W + 3, STEPS));
+    for got in trace.into_inner() {
+        assert_eq!(got, want);
+    }
+}
+
 /// n-body on sub-groups of `W` lanes, a partial last sub-group included.
 #[kernel]
 fn nbody_sub_groups(

@@ -83,9 +83,8 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
     }
 }
 
-/// Items per step of a loop carrying at most one value per item (and
-/// reading at most one other): two chunks of [`INTERCHANGE_LANES`] side
-/// by side. Such a loop's lanes are
+/// Items per step of a loop carrying at most one value per item: two
+/// chunks of [`INTERCHANGE_LANES`] side by side. Such a loop's lanes are
 /// one chain of dependent adds per vector, each waiting for the last
 /// (4 cycles on AMD Zen 4), and the hand-written form keeps two vectors
 /// in flight: layer norm's row sums ran at half its peer's speed with 8
@@ -106,7 +105,9 @@ pub enum WideItemChunk<const W: usize, const V: usize, const D: usize> {
 
 /// Runs `f` once for every logical item of `group`, pairing chunks of
 /// `W` consecutive items into chunks of `V = 2 W` where two follow each
-/// other in one row (`distribute_items`). Does not synchronise.
+/// other in one row (`distribute_items`); on a sub-group of a multiple of
+/// `V` items, chunks of `V` and the rest item by item. Does not
+/// synchronise.
 #[inline(always)]
 #[track_caller]
 pub fn distribute_items_interchanged_wide<
@@ -121,6 +122,21 @@ pub fn distribute_items_interchanged_wide<
     const { assert!(V == 2 * W) };
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
+    if G::__WHOLE_RUN != 0 && G::__WHOLE_RUN % V == 0 {
+        // A sub-group of a multiple of `V` items: its chunks of `V`, and
+        // the items of a partial one after them one by one. The narrow arm
+        // is never called and the optimiser drops its code: with it, layer
+        // norm's butterfly kernel was too large to be inlined into its
+        // group loop (1.8x its peer out of line, AVX2).
+        group.__for_each_item_chunk::<V>(
+            #[inline(always)]
+            |chunk| match chunk {
+                ItemChunk::Chunk(lanes) => f(WideItemChunk::Wide(lanes)),
+                ItemChunk::Item(item) => f(WideItemChunk::Item(item)),
+            },
+        );
+        return;
+    }
     // A chunk waiting for the next one, with which it may pair.
     let mut waiting: Option<ItemLanes<W, D>> = None;
     group.__for_each_item_chunk::<W>(
@@ -231,18 +247,22 @@ pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
 }
 
 /// `lanes`, unchanged, read back from memory: the lanes of a binding the
-/// interchanged loop only reads, which its steps then load as one vector
-/// (a memory operand) rather than keep in registers. Kept as values, they
-/// were the results of the statements before the loop, which the
-/// optimiser had vectorised in uneven pieces, and it rebuilt each step's
-/// vectors from those pieces: layer norm's butterfly form, a mean per
-/// item, ran its variance loop as one 8-lane vector, two 2- and 4-lane
-/// ones and two scalars a step (AVX2), one `vsubps` per 8 lanes after.
-/// `black_box` only hides the values; an optimiser that ignores it runs
-/// the same loop as before.
+/// interchanged loop only reads, which the loop then loads as whole
+/// vectors. Kept as values, they were the results of the statements
+/// before the loop, which the optimiser had vectorised in uneven pieces,
+/// and it rebuilt each step's vectors from those pieces: layer norm's
+/// butterfly form, a mean per item, ran its variance loop as one 8-lane
+/// vector, two 2- and 4-lane ones and two scalars a step (AVX2), one
+/// `vsubps` per 8 lanes after. `black_box` only hides the values; an
+/// optimiser that ignores it runs the same loop as before.
 #[inline(always)]
 pub fn held_lanes<T, const W: usize>(lanes: [T; W]) -> [T; W] {
-    std::hint::black_box(lanes)
+    // A reference to the array alone: `black_box(lanes)` may hand over
+    // the place the array was unzipped into, beside the carried lanes,
+    // which then stayed in memory too (a store and a load per step).
+    let held = lanes;
+    std::hint::black_box(&held);
+    held
 }
 
 /// The lanes of a chunk, one array per binding: `[(A, B); W]` into
