@@ -278,6 +278,7 @@ impl Queue {
                     if watch.refused() {
                         return;
                     }
+                    nesting.start_group();
                     let group_id = shape.num_groups.delinearize(linear);
                     let tag = tags.group(linear);
                     let group = WorkGroup::new(
