@@ -126,6 +126,41 @@ fn one_dimensional_loops_run_in_rounds() {
     assert_ne!(rounds(&starts, 100, items), plain(&starts, 100, items));
 }
 
+/// Reads `x[i]` (`x[i] == i`) at every index: with more than one group
+/// the rounds leave gaps, and the round's item loop runs in chunks that
+/// prefetch the slice ahead.
+#[kernel]
+fn walk_reading(group: WorkGroup<1>, x: &[usize], trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_items!(group, |idx| {
+        let mut i = idx.global_linear_id();
+        while i < x.len() {
+            trace.hit(g, idx.innermost_local_linear_id(), x[i]);
+            i += idx.global_linear_range();
+        }
+    });
+}
+
+#[test]
+fn rounds_with_gaps_run_in_chunks_in_the_same_order() {
+    // Groups of 300 items: two chunks of 128 and 44 items alone.
+    for (groups, size) in [(3, 300), (2, 128), (1, 300)] {
+        let items = groups * size;
+        for n in [5 * items + 77, items + 130, items - 1] {
+            let x: Vec<usize> = (0..n).collect();
+            let trace = Trace::new(groups);
+            Queue::with_threads(2)
+                .unwrap()
+                .parallel(groups, size, |g| walk_reading(g, &x, &trace))
+                .unwrap();
+            for (g, got) in trace.into_inner().into_iter().enumerate() {
+                let want = rounds(&starts_1d(g, size), n, items);
+                assert_eq!(got, want, "{groups} groups of {size}, n {n}, group {g}");
+            }
+        }
+    }
+}
+
 /// A stride below the span of the group's starts would let two items
 /// reach the same index: the plain loop runs.
 #[test]
