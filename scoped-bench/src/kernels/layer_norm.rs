@@ -32,8 +32,8 @@
 //! form runs at about its peer's speed. The butterfly form's mean and
 //! scale are per item, read back from memory before each loop and loaded
 //! as whole vectors (as values, the optimiser split them into uneven
-//! pieces): 1.8× → 1.4–1.5× its peer at v3, 1.6–1.7× → 1.2–1.3× at v4
-//! (1 and 2 threads, quick size, AMD EPYC). It still lags: its
+//! pieces): 1.75–1.85× → 1.3–1.4× its peer at v3, 1.5–1.55× → 1.3–1.35×
+//! at v4 (1 and 2 threads, quick size, AMD EPYC). It still lags: its
 //! normalising step, window checks and reloads of spilled addresses, runs
 //! about 50 instructions per 16 elements against the peer's 13.
 
