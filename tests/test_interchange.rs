@@ -329,6 +329,44 @@ fn sub_groups_interchange_full_sub_groups() {
     }
 }
 
+/// Sub-groups of two chunks' lanes.
+const PAIR: usize = 2 * W;
+
+/// Sub-groups of `2 W` lanes: each full sub-group is one step of `2 W`
+/// lanes; a partial one runs item by item.
+#[kernel]
+fn traced_pair_sub_groups(group: WorkGroup<1, PAIR>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let l = idx.local_linear_id(&group);
+            trace.hit(g, l, 0);
+            let mut step = 1;
+            for _ in 0..steps {
+                trace.hit(g, l, step);
+                step += 1;
+            }
+            trace.hit(g, l, step);
+        });
+    });
+}
+
+#[test]
+fn sub_groups_of_two_chunks_run_whole_steps_and_partial_ones_item_by_item() {
+    // A full sub-group, then one of `W + 3` items.
+    let size = PAIR + W + 3;
+    let trace = Trace::new(2);
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel(2, size, |g| traced_pair_sub_groups(g, STEPS, &trace))
+        .unwrap();
+    let mut want = interchanged_row(0, PAIR, STEPS);
+    want.extend(plain_row(PAIR, W + 3, STEPS));
+    for got in trace.into_inner() {
+        assert_eq!(got, want);
+    }
+}
+
 /// n-body on sub-groups of `W` lanes, a partial last sub-group included.
 #[kernel]
 fn nbody_sub_groups(
@@ -982,6 +1020,101 @@ fn nested_tap_loops_are_bit_for_bit_the_serial_filter_and_the_plain_form() {
                     want.to_bits(),
                     "{size:?} ({i}, {j}) triangle"
                 );
+            }
+        }
+    }
+}
+
+/// Per-item values made before the loops and only read in them (a mean
+/// and a scale in private memory, as a layer norm's butterfly form keeps
+/// them): one only read beside one carried value (wide steps), two only
+/// read with a window write (narrow steps). Their lanes are read back
+/// from memory before each loop; with `m == 1` steps go through windows
+/// (the last one ending at the slice's end), with `m == 2` they run
+/// checked.
+#[kernel]
+fn centred_columns(
+    group: WorkGroup<1>,
+    x: &[f32],
+    (m, rows, cols): (usize, usize, usize),
+    mut out: ChunkWindow<'_, f32>,
+) {
+    let base = group.group_linear_id() * rows * cols;
+    memory_environment!(
+        group,
+        require_private_mem::<f32>(),
+        require_private_mem::<f32>(),
+        |mean, scale| {
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                mean[idx] = x[c] * 0.25;
+                scale[idx] = 1.0 + x[c + 1] * 0.125;
+            });
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                let mu = mean[idx];
+                let mut sum = 0.0f32;
+                for k in 0..rows {
+                    let d = x[k * cols + c * m] - mu;
+                    sum = d.mul_add(d, sum);
+                }
+                scale[idx] += sum;
+            });
+            distribute_items!(group, |idx| {
+                let c = idx.local_linear_id(&group);
+                let (mu, s) = (mean[idx], scale[idx]);
+                for k in 0..rows {
+                    out[base + k * cols + c] = (x[k * cols + c * m] - mu) * s;
+                }
+            });
+        }
+    );
+}
+
+fn centred_columns_reference(x: &[f32], m: usize, rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; rows * cols];
+    for c in 0..cols {
+        let mu = x[c] * 0.25;
+        let mut sum = 0.0f32;
+        for k in 0..rows {
+            let d = x[k * cols + c * m] - mu;
+            sum = d.mul_add(d, sum);
+        }
+        let s = (1.0 + x[c + 1] * 0.125) + sum;
+        for k in 0..rows {
+            out[k * cols + c] = (x[k * cols + c * m] - mu) * s;
+        }
+    }
+    out
+}
+
+#[test]
+fn values_only_read_in_the_loop_are_bit_for_bit_the_serial_loop() {
+    // 10 rows: the plain loop; 20: interchanged.
+    for rows in [10, 20] {
+        for cols in [W, 2 * W, 3 * W + 5] {
+            for m in [1, 2] {
+                // With `m == 1`, exactly the elements read.
+                let len = rows * cols + (m - 1) * cols;
+                let x: Vec<f32> = (0..len)
+                    .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+                    .collect();
+                let want = centred_columns_reference(&x, m, rows, cols);
+                let mut out = vec![f32::NAN; 2 * rows * cols];
+                Queue::with_threads(2)
+                    .unwrap()
+                    .parallel_with(2, cols, ChunksMut::new(&mut out, rows * cols), |g, out| {
+                        centred_columns(g, &x, (m, rows, cols), out)
+                    })
+                    .expect("launch");
+                for (i, got) in out.iter().enumerate() {
+                    let want = want[i % (rows * cols)];
+                    assert_eq!(
+                        got.to_bits(),
+                        want.to_bits(),
+                        "rows {rows}, cols {cols}, m {m}, element {i}: {got} vs {want}"
+                    );
+                }
             }
         }
     }

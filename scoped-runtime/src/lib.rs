@@ -109,7 +109,7 @@ pub mod __private {
     pub use crate::lowering::interchange::{
         distribute_items_interchanged, distribute_items_interchanged_and_wait,
         distribute_items_interchanged_wide, distribute_items_interchanged_wide_and_wait,
-        lane_array, ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk,
+        held_lanes, lane_array, ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk,
         INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{

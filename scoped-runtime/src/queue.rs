@@ -260,39 +260,47 @@ impl Queue {
     {
         const { group_shape::<D, S>() };
         let sizes = GroupSizeCheck::default();
-        // Always inlined into each level's copy, with the level as a
-        // constant: see `isa.rs`.
-        let run_group = group_fn(
-            #[inline(always)]
-            |linear: usize, isa| {
-                let Some(_watch) = sizes.watch() else {
-                    return;
-                };
-                let group_id = shape.num_groups.delinearize(linear);
-                let tag = tags.group(linear);
-                let nesting = Nesting::current();
-                let group = WorkGroup::new(
-                    group_id,
-                    shape.num_groups,
-                    shape.group_size,
-                    shape.global_range,
-                    tag,
-                    nesting,
-                    isa,
-                );
-                // SAFETY: the caller checked `args` for `shape`, `group_id` is
-                // inside `num_groups`, and rayon runs each linear id exactly
-                // once, so no two windows for the same group exist.
-                let part = unsafe { args.__for_group(group_id, &shape, tag) };
-                let _fresh = GroupScope::enter(nesting);
-                kernel(group, part);
-            },
-        );
-        let run = || {
-            (0..shape.num_groups.size())
-                .into_par_iter()
-                .for_each(|g| isa.run_group(g, &run_group))
+        // What every group of one of rayon's pieces shares is set up once
+        // per piece: the group-size watch, the thread's nesting counts
+        // (each group leaves them as it found them) and the dispatch to
+        // the level's copy of the group loop.
+        let run_piece = |groups: std::ops::Range<usize>| {
+            let Some(watch) = sizes.watch() else {
+                return;
+            };
+            let nesting = Nesting::current();
+            let _fresh = GroupScope::enter(nesting);
+            // Always inlined into each level's copy, with the level as a
+            // constant: see `isa.rs`.
+            let run_group = group_fn(
+                #[inline(always)]
+                |linear: usize, isa| {
+                    if watch.refused() {
+                        return;
+                    }
+                    nesting.start_group();
+                    let group_id = shape.num_groups.delinearize(linear);
+                    let tag = tags.group(linear);
+                    let group = WorkGroup::new(
+                        group_id,
+                        shape.num_groups,
+                        shape.group_size,
+                        shape.global_range,
+                        tag,
+                        nesting,
+                        isa,
+                    );
+                    // SAFETY: the caller checked `args` for `shape`,
+                    // `group_id` is inside `num_groups`, and the pieces
+                    // rayon runs split the linear ids without overlap, so
+                    // no two windows for the same group exist.
+                    let part = unsafe { args.__for_group(group_id, &shape, tag) };
+                    kernel(group, part);
+                },
+            );
+            isa.run_groups(groups, &run_group);
         };
+        let run = || rayon::iter::split(0..shape.num_groups.size(), halves).for_each(run_piece);
         match self.pool() {
             Some(pool) => pool.install(run),
             None => run(),
@@ -301,6 +309,18 @@ impl Queue {
         args.__finish();
         Ok(())
     }
+}
+
+/// Splits a piece of linear group ids in two halves, down to single
+/// groups: rayon splits as it does a range (adaptively, on demand).
+fn halves(
+    groups: std::ops::Range<usize>,
+) -> (std::ops::Range<usize>, Option<std::ops::Range<usize>>) {
+    if groups.len() < 2 {
+        return (groups, None);
+    }
+    let mid = groups.start + groups.len() / 2;
+    (groups.start..mid, Some(mid..groups.end))
 }
 
 /// `f`: a place where a closure may carry `#[inline(always)]`.
@@ -314,5 +334,49 @@ impl fmt::Debug for Queue {
             .field("threads", &self.num_threads())
             .field("isa", &self.isa())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::group::ScopedGroup;
+
+    /// Splits `groups` all the way down, as rayon may.
+    fn split_fully(groups: std::ops::Range<usize>, pieces: &mut Vec<usize>) {
+        match halves(groups) {
+            (one, None) => pieces.extend(one),
+            (left, Some(right)) => {
+                assert!(!left.is_empty() && !right.is_empty());
+                assert_eq!(left.end, right.start);
+                split_fully(left, pieces);
+                split_fully(right, pieces);
+            }
+        }
+    }
+
+    #[test]
+    fn halves_cover_every_group_once() {
+        for n in [0, 1, 2, 3, 7, 64, 1000] {
+            let mut seen = Vec::new();
+            split_fully(5..5 + n, &mut seen);
+            assert_eq!(seen, (5..5 + n).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    #[test]
+    fn groups_of_one_piece_start_with_fresh_counts() {
+        // One thread: rayon runs the launch in few pieces of many groups.
+        let queue = Queue::with_threads(1).unwrap();
+        let seen = std::sync::Mutex::new(Vec::new());
+        queue
+            .parallel(64, 2, |group: WorkGroup<1>| {
+                let counts = format!("{:?}", group.__nesting());
+                seen.lock().unwrap().push(counts);
+                crate::lowering::distribute::single_item(&group, || {});
+            })
+            .unwrap();
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen, vec!["Nesting(0x0)"; 64]);
     }
 }

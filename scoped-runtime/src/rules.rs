@@ -59,6 +59,17 @@ impl Nesting {
         })
     }
 
+    /// Starts a work group inside a [`GroupScope`]: the counts are 0
+    /// there between groups (each leaves them as it found them), and
+    /// writing so again at the group's start lets the optimiser fold the
+    /// checks of the collectives it can see in the kernel (read from
+    /// memory, every check and every scope's update stayed in the code:
+    /// the GPU-form Jacobi at 1.4x its time).
+    #[inline(always)]
+    pub(crate) fn start_group(self) {
+        self.set(0);
+    }
+
     #[cold]
     #[inline(never)]
     fn allocate(counts: &Cell<Option<Nesting>>) -> Nesting {

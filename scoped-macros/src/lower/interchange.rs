@@ -54,8 +54,10 @@
 //! `INTERCHANGE_MAX_PLAIN_TRIPS`.
 //!
 //! Inside the loop a binding `x` from before the loop is `(*x)`, a
-//! reference into its lane (`&mut` if the binding is `mut`). The items
-//! that do not fill a chunk run the plain body.
+//! reference into its lane (`&mut` if the binding is `mut`); the lanes of
+//! a binding the loop only reads are read back from memory before it
+//! (`__private::held_lanes`, same values). The items that do not fill a
+//! chunk run the plain body.
 
 use std::collections::HashSet;
 
@@ -219,14 +221,12 @@ impl<'a> Shape<'a> {
         let plain_call = super::closure::call(inv, group);
         let expr = &self.looped.expr;
         // Wide steps where the loop carries at most one value per item
-        // (`INTERCHANGE_WIDE_LANES`); more values are chains enough, and
-        // more lane values held through the loop fill the registers (layer
-        // norm's butterfly form, a mean and a scale per item: 2.0x its
-        // peer with steps of 16 at AVX2, 1.8x with 8).
+        // (`INTERCHANGE_WIDE_LANES`); more carried values are chains
+        // enough. Values only read are loaded as whole vectors
+        // (`held_lanes`), however many.
         let carried = self.in_loop.iter().filter(|(_, mutable)| *mutable).count();
-        let read_only = self.in_loop.len() - carried;
         let wait = if inv.wait { "_and_wait" } else { "" };
-        let call = if carried <= 1 && read_only <= 1 {
+        let call = if carried <= 1 {
             let wide = quote!(::scoped::__private::INTERCHANGE_WIDE_LANES);
             let wide_arm = self.chunk_arm(inv, indexed, &wide, None)?;
             // Two wide steps together, unless the lanes' reads are checked
@@ -472,6 +472,18 @@ impl<'a> Shape<'a> {
         let lane_names: Vec<Ident> = self.in_loop.iter().map(|(n, _)| n.clone()).collect();
         Deref { names: &lane_names }.visit_block_mut(&mut body);
         let in_loop: Vec<TokenStream> = in_loop.collect();
+        // The lanes of bindings the loop only reads, read back from
+        // memory before it (`__private::held_lanes`): each step loads them
+        // as whole vectors.
+        let held: Vec<TokenStream> = self
+            .in_loop
+            .iter()
+            .filter(|(_, mutable)| !mutable)
+            .map(|(name, _)| {
+                let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
+                quote!(let #array = ::scoped::__private::held_lanes(#array);)
+            })
+            .collect();
         let lanes_over = |body: &Block| {
             let body = &body.stmts;
             let Some(half) = split else {
@@ -594,6 +606,7 @@ impl<'a> Shape<'a> {
                         },
                     ),
                 );
+                #(#held)*
                 for #pat in #expr {
                     #lane_loop
                 }
@@ -1257,6 +1270,8 @@ mod tests {
                                     },
                                 ),
                             );
+                        let __scoped_lanes_xi = ::scoped::__private::held_lanes(__scoped_lanes_xi);
+                        let __scoped_lanes_yi = ::scoped::__private::held_lanes(__scoped_lanes_yi);
                         for j in 0..TILE {
                             #[allow(clippy::needless_range_loop)]
                             for __scoped_lane in 0..(::scoped::__private::INTERCHANGE_LANES) {
@@ -1333,15 +1348,15 @@ mod tests {
     }
 
     #[test]
-    fn loops_carrying_one_value_and_reading_one_pair_chunks_into_wide_steps() {
+    fn loops_carrying_at_most_one_value_pair_chunks_into_wide_steps() {
         let wide = "distribute_items_interchanged_wide";
         for (closure, paired) in [
             ("|idx| { let mut a = 0; for k in 0..n { a += k; } o[idx] = a; }", true),
             ("|idx| { let v = x[idx]; for k in 0..n { o[idx] += v * k; } }", true),
             ("|idx| { for t in tile.iter() { s[idx] += *t; } }", true),
             ("|idx| { let (mut a, mut b) = (0, 1); for k in 0..n { a += k; b *= k; } o[idx] = a + b; }", false),
-            // Two values per item only read in the loop.
-            ("|idx| { let (u, v) = (x[idx], y[idx]); for k in 0..n { o[idx] += u * v * k; } }", false),
+            // Two values per item only read in the loop (held in memory).
+            ("|idx| { let (u, v) = (x[idx], y[idx]); for k in 0..n { o[idx] += u * v * k; } }", true),
         ] {
             let out = lowered(closure).unwrap_or_else(|| panic!("not interchanged: {closure}"));
             assert_eq!(out.contains(wide), paired, "{out}");
@@ -1352,6 +1367,31 @@ mod tests {
                 assert!(out.contains("INTERCHANGE_WIDE_LANES"), "{out}");
             }
         }
+    }
+
+    #[test]
+    fn lanes_only_read_in_the_loop_are_held_in_memory() {
+        let held = |name: &str| {
+            format!("let __scoped_lanes_{name} = :: scoped :: __private :: held_lanes (__scoped_lanes_{name}) ;")
+        };
+        // `u` and `v` only read; `a` carried; `w` used after the loop alone.
+        let out = lowered(
+            "|idx| { let (u, v, w) = (x[idx], y[idx], z[idx]); let mut a = 0.0; \
+             for k in 0..n { a += u * v * k; } o[idx] = a + w; }",
+        )
+        .expect("interchanged");
+        assert!(
+            out.contains(&held("u")) && out.contains(&held("v")),
+            "{out}"
+        );
+        assert!(
+            !out.contains(&held("a")) && !out.contains(&held("w")),
+            "{out}"
+        );
+        // Nothing only read: nothing held.
+        let out = lowered("|idx| { let mut a = 0; for k in 0..n { a += k; } o[idx] = a; }")
+            .expect("interchanged");
+        assert!(!out.contains("held_lanes"), "{out}");
     }
 
     #[test]

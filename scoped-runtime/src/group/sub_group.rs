@@ -214,6 +214,7 @@ impl<const D: usize, const S: usize> ScopedGroup<D> for SubGroup<D, S> {
 
 impl<const D: usize, const S: usize> GroupLoops<D> for SubGroup<D, S> {
     type Subgroup = ScalarGroup<D>;
+    const __WHOLE_RUN: usize = S;
 
     #[inline(always)]
     fn __for_each_item(&self, f: impl FnMut(SItem<D>)) {

@@ -43,7 +43,7 @@ pub(crate) struct GroupSizeCheck {
 }
 
 impl GroupSizeCheck {
-    /// Watches one work group run on this thread until the watch drops;
+    /// Watches the work groups run on this thread until the watch drops;
     /// `None` once a kernel of the launch has refused (start no more
     /// groups). Two byte-sized thread-local accesses per group; the
     /// error itself is moved only on a refusal, out of line.
@@ -99,6 +99,13 @@ impl Drop for Watch<'_> {
 }
 
 impl Watch<'_> {
+    /// Whether a kernel refused on this thread since the watch began:
+    /// the launch starts no more groups then.
+    #[inline(always)]
+    pub(crate) fn refused(&self) -> bool {
+        STATE.get() == REFUSED
+    }
+
     /// The group (`state`) or an enclosing one refused: records this
     /// launch's first refusal and gives the enclosing group its error back.
     #[cold]

@@ -118,9 +118,8 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
     }
 }
 
-/// Items per step of a loop carrying at most one value per item (and
-/// reading at most one other): two chunks of [`INTERCHANGE_LANES`] side
-/// by side. Such a loop's lanes are
+/// Items per step of a loop carrying at most one value per item: two
+/// chunks of [`INTERCHANGE_LANES`] side by side. Such a loop's lanes are
 /// one chain of dependent adds per vector, each waiting for the last
 /// (4 cycles on AMD Zen 4), and the hand-written form keeps two vectors
 /// in flight: layer norm's row sums ran at half its peer's speed with 8
@@ -162,8 +161,9 @@ impl<const W: usize, const V: usize, const D: usize> WideItemChunk<W, V, D> {
 
 /// Runs `f` once for every logical item of `group`, pairing chunks of
 /// `W` consecutive items into chunks of `V = 2 W` where two follow each
-/// other in one row, and, with `PAIRS`, such wide steps into pairs
-/// (`distribute_items`). Does not synchronise.
+/// other in one row (`distribute_items`), and, with `PAIRS`, such wide
+/// steps into pairs; on a sub-group of a multiple of `V` items, chunks of
+/// `V` and the rest item by item. Does not synchronise.
 #[inline(always)]
 #[track_caller]
 pub fn distribute_items_interchanged_wide<
@@ -182,6 +182,21 @@ pub fn distribute_items_interchanged_wide<
     // Every item handed out carries the group's tag read here, the value
     // the body's queries compare with (`SItem::with_tag`).
     let tag = group.__tag();
+    if G::__WHOLE_RUN != 0 && G::__WHOLE_RUN % V == 0 {
+        // A sub-group of a multiple of `V` items: its chunks of `V`, and
+        // the items of a partial one after them one by one. The narrow arm
+        // is never called and the optimiser drops its code: with it, layer
+        // norm's butterfly kernel was too large to be inlined into its
+        // group loop (1.8x its peer out of line, AVX2).
+        group.__for_each_item_chunk::<V>(
+            #[inline(always)]
+            |chunk| match chunk {
+                ItemChunk::Chunk(lanes) => f(WideItemChunk::Wide(lanes).with_tag(tag)),
+                ItemChunk::Item(item) => f(WideItemChunk::Item(item).with_tag(tag)),
+            },
+        );
+        return;
+    }
     // A chunk waiting for the next one, with which it may pair, and a wide
     // step waiting for the next one.
     let mut waiting: Option<ItemLanes<W, D>> = None;
@@ -359,6 +374,25 @@ pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
             .cast::<[T; W]>()
             .read()
     }
+}
+
+/// `lanes`, unchanged, read back from memory: the lanes of a binding the
+/// interchanged loop only reads, which the loop then loads as whole
+/// vectors. Kept as values, they were the results of the statements
+/// before the loop, which the optimiser had vectorised in uneven pieces,
+/// and it rebuilt each step's vectors from those pieces: layer norm's
+/// butterfly form, a mean per item, ran its variance loop as one 8-lane
+/// vector, two 2- and 4-lane ones and two scalars a step (AVX2), one
+/// `vsubps` per 8 lanes after. `black_box` only hides the values; an
+/// optimiser that ignores it runs the same loop as before.
+#[inline(always)]
+pub fn held_lanes<T, const W: usize>(lanes: [T; W]) -> [T; W] {
+    // A reference to the array alone: `black_box(lanes)` may hand over
+    // the place the array was unzipped into, beside the carried lanes,
+    // which then stayed in memory too (a store and a load per step).
+    let held = lanes;
+    std::hint::black_box(&held);
+    held
 }
 
 /// The lanes of a chunk, one array per binding: `[(A, B); W]` into

@@ -24,11 +24,25 @@ pub trait LaneWindow<'a, const W: usize> {
     fn __lane_window(self, start: usize) -> Option<Self::Window>;
 }
 
+/// Whether the `W` elements from `start` on lie in `len` elements: one
+/// comparison against a bound the same for every step, which the
+/// optimiser computes once per loop. (`get(start..)?.first_chunk()`
+/// compared twice a step; with four windows a step, the step's checks
+/// took more instructions than its lanes.)
+#[inline(always)]
+fn fits<const W: usize>(start: usize, len: usize) -> bool {
+    const { assert!(W > 0) };
+    start < len.saturating_sub(W - 1)
+}
+
 impl<'a, T, const W: usize> LaneWindow<'a, W> for &'a [T] {
     type Window = &'a [T; W];
     #[inline(always)]
     fn __lane_window(self, start: usize) -> Option<&'a [T; W]> {
-        self.get(start..)?.first_chunk::<W>()
+        // SAFETY: `fits` holds, so `start + W <= len` (W >= 1): the `W`
+        // elements from `start` on lie inside the slice, and an array of
+        // `W` `T`s has the layout of `W` consecutive `T`s.
+        fits::<W>(start, self.len()).then(|| unsafe { &*self.as_ptr().add(start).cast::<[T; W]>() })
     }
 }
 
@@ -37,9 +51,10 @@ impl<'a, 'w, T, const W: usize> LaneWindow<'a, W> for &'a mut ChunkWindow<'w, T>
     #[inline(always)]
     fn __lane_window(self, start: usize) -> Option<&'a mut [T; W]> {
         let offset = start.wrapping_sub(self.start());
-        self.as_mut_slice()
-            .get_mut(offset..)?
-            .first_chunk_mut::<W>()
+        let chunk = self.as_mut_slice();
+        // SAFETY: as for slices; the array borrows `chunk` mutably for 'a.
+        fits::<W>(offset, chunk.len())
+            .then(|| unsafe { &mut *chunk.as_mut_ptr().add(offset).cast::<[T; W]>() })
     }
 }
 
@@ -86,6 +101,15 @@ mod tests {
         assert_eq!(lane_window::<4, _>(&v[..], 6), Some(&[6, 7, 8, 9]));
         assert_eq!(lane_window::<4, _>(&v[..], 7), None);
         assert_eq!(lane_window::<4, _>(&v[..], usize::MAX), None);
+    }
+
+    #[test]
+    fn windows_fit_exactly_up_to_the_end() {
+        assert!(fits::<4>(0, 4) && fits::<4>(6, 10) && fits::<1>(9, 10));
+        assert!(!fits::<4>(0, 3) && !fits::<4>(7, 10) && !fits::<1>(10, 10));
+        assert!(!fits::<4>(usize::MAX - 1, usize::MAX) && !fits::<2>(0, 0));
+        let empty: &[u8] = &[];
+        assert_eq!(lane_window::<1, _>(empty, 0), None);
     }
 
     #[test]

@@ -13,6 +13,12 @@ pub trait GroupLoops<const D: usize>: Sealed {
     /// The group type that `distribute_groups!` hands out for this group.
     type Subgroup: ScopedGroup<D>;
 
+    /// Items in the one run along the fastest dimension that
+    /// [`__for_each_item_chunk`](Self::__for_each_item_chunk) takes its
+    /// chunks from, when the group is whole: a sub-group's `S`; 0 where a
+    /// group has runs of any length (a work group's rows).
+    const __WHOLE_RUN: usize = 0;
+
     /// Runs `f` for every logical item, in increasing linear id.
     fn __for_each_item(&self, f: impl FnMut(SItem<D>));
 
