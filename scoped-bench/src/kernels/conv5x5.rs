@@ -18,8 +18,8 @@
 //!   1.3–1.5×. The sums' two tap loops (25 taps) run outside the items,
 //!   two rows of 16 items in the lanes at each tap (`interchange.rs`,
 //!   pairs): four chains of FMAs and one broadcast per weight for both
-//!   rows, 0.91–0.93× the peer at 1 thread (AVX2, AVX-512); each item's
-//!   25 taps in turn, vectorised along a row, 1.19/0.97×.
+//!   rows, 0.87–0.91× the peer at 1 thread (AVX2, AVX-512); each item's
+//!   25 taps in turn, vectorised along a row, 1.06–1.19/0.97–0.99×.
 //! * peer: `par_chunks_mut` over the output's rows; each row sums the 25
 //!   shifted input rows into it, vectorised along the row, with the edge
 //!   points and the rows near the image's edges taking the zeros
