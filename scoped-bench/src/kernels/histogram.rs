@@ -15,7 +15,12 @@
 //!   the optimiser knows to be in bounds, and each round prefetches the
 //!   input two rounds ahead: the two groups of 2 threads read alternate
 //!   4 KiB blocks, and hardware prefetchers stop at page boundaries (quick
-//!   size, quiet machine: 1.75 / 2.98× → 1.11 / 1.55×).
+//!   size, quiet machine: 1.75 / 2.98× → 1.11 / 1.55×). The requests are
+//!   spread over the round, one chunk of 128 items at a time, and made
+//!   only where other groups' runs lie between a group's rounds: all of a
+//!   round's at once, or any on one group's contiguous rounds, cost more
+//!   than they saved (quick size, v3 / v4: 1.15 / 1.13× → 1.08× at 1
+//!   thread, 1.95 / 1.65× → 1.24 / 1.41× at 2).
 //! * `scoped`, CPU style: work groups of 65536 items count into a histogram in local
 //!   memory and write it to their chunk of a table of partial histograms;
 //!   a second launch of one group of 256 items (one per bin) adds the table

@@ -44,8 +44,10 @@
 //!   over rows, more than the 16 registers, spills them to the stack and
 //!   reads every FMA operand from there, keeping the 16 broadcasts in
 //!   registers instead: ~52 loads per row against ~41 in the peer and
-//!   the rows form. It runs at 1.07–1.29× the peer, the rows form at
-//!   0.88–0.94×. The gap is wider at 2 threads (1.16–1.24×, against
+//!   the rows form. It ran at 1.07–1.29× the peer, the rows form at
+//!   0.88–0.94×; since a launch sets up once per piece of groups it takes
+//!   17–20% more time at v3 and ~7% at v4 (quick size, 1.27–1.5×), a
+//!   regression not yet understood. The gap is wider at 2 threads (1.16–1.24×, against
 //!   1.07–1.08× at 1 in the same runs). No time goes to rayon's stealing
 //!   or sleeping (`perf`); what this 2-core machine shows is that a loop
 //!   of L1 loads runs 0–10% slower on both cores at once than on one (a
