@@ -197,10 +197,9 @@ pub fn distribute_items_interchanged_wide<
         );
         return;
     }
-    // A chunk waiting for the next one, with which it may pair, and a wide
-    // step waiting for the next one.
+    // A chunk waiting for the next one, with which it may pair.
     let mut waiting: Option<ItemLanes<W, D>> = None;
-    let mut wide: Option<ItemLanes<V, D>> = None;
+    let mut steps = Steps::<_, W, V, PAIRS, D> { f, tag, wide: None };
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
         |chunk| match chunk {
@@ -211,50 +210,62 @@ pub fn distribute_items_interchanged_wide<
                 {
                     // Both lie in one row of the same group, `before` first.
                     let step = ItemLanes::new(before.first, before.work_group_range);
-                    run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Wide(step));
+                    steps.push(WideItemChunk::Wide(step));
                 }
                 before => {
                     if let Some(before) = before {
-                        run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
+                        steps.push(WideItemChunk::Chunk(before));
                     }
                     waiting = Some(lanes);
                 }
             },
             ItemChunk::Item(item) => {
                 if let Some(before) = waiting.take() {
-                    run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
+                    steps.push(WideItemChunk::Chunk(before));
                 }
-                run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Item(item));
+                steps.push(WideItemChunk::Item(item));
             }
         },
     );
     if let Some(before) = waiting {
-        run::<W, V, PAIRS, D>(&mut f, tag, &mut wide, WideItemChunk::Chunk(before));
+        steps.push(WideItemChunk::Chunk(before));
     }
-    if let Some(first) = wide {
-        f(WideItemChunk::Wide(first).with_tag(tag));
-    }
+    steps.flush();
 }
 
-/// Hands `step` to `f`, a wide step held back in `wide` until the next
-/// one, with which it makes a pair (`PAIRS`), every item tagged `tag`.
-#[inline(always)]
-fn run<const W: usize, const V: usize, const PAIRS: bool, const D: usize>(
-    f: &mut impl FnMut(WideItemChunk<W, V, D>),
+/// Hands steps to `f`, every item tagged `tag`, a wide step held back in
+/// `wide` until the next one, with which it makes a pair (`PAIRS`).
+struct Steps<F, const W: usize, const V: usize, const PAIRS: bool, const D: usize> {
+    f: F,
     tag: GroupTag,
-    wide: &mut Option<ItemLanes<V, D>>,
-    step: WideItemChunk<W, V, D>,
-) {
-    match step {
-        WideItemChunk::Wide(second) if PAIRS => match wide.take() {
-            Some(first) => f(WideItemChunk::Pair(ItemLanePair { first, second }).with_tag(tag)),
-            None => *wide = Some(second),
-        },
-        other => {
-            if let Some(first) = wide.take() {
-                f(WideItemChunk::Wide(first).with_tag(tag));
+    wide: Option<ItemLanes<V, D>>,
+}
+
+impl<F, const W: usize, const V: usize, const PAIRS: bool, const D: usize> Steps<F, W, V, PAIRS, D>
+where
+    F: FnMut(WideItemChunk<W, V, D>),
+{
+    #[inline(always)]
+    fn push(&mut self, step: WideItemChunk<W, V, D>) {
+        match step {
+            WideItemChunk::Wide(second) if PAIRS => match self.wide.take() {
+                Some(first) => {
+                    (self.f)(WideItemChunk::Pair(ItemLanePair { first, second }).with_tag(self.tag))
+                }
+                None => self.wide = Some(second),
+            },
+            other => {
+                self.flush();
+                (self.f)(other.with_tag(self.tag));
             }
-            f(other.with_tag(tag));
+        }
+    }
+
+    /// Hands on the wide step held back, if any.
+    #[inline(always)]
+    fn flush(&mut self) {
+        if let Some(first) = self.wide.take() {
+            (self.f)(WideItemChunk::Wide(first).with_tag(self.tag));
         }
     }
 }
