@@ -566,6 +566,153 @@ fn short_loops_run_item_by_item() {
     }
 }
 
+/// A kernel with a required group size: its range is a constant, and a
+/// loop of any length runs interchanged on its group (two wide steps and
+/// an item alone at 8 lanes).
+#[kernel(group_size = 19)]
+fn traced_required(group: WorkGroup<1>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_items!(group, |idx| {
+        let l = idx.innermost_local_linear_id();
+        trace.hit(g, l, 0);
+        let mut step = 1;
+        for _ in 0..steps {
+            trace.hit(g, l, step);
+            step += 1;
+        }
+        trace.hit(g, l, step);
+    });
+}
+
+/// The same loop on the sub-groups of a kernel with a required size:
+/// not the kernel's group, so a short loop keeps the plain order.
+#[kernel(group_size = 19)]
+fn traced_required_sub_groups(group: WorkGroup<1, W>, steps: usize, trace: &Trace) {
+    let g = group.group_linear_id();
+    distribute_groups!(group, |sub| {
+        distribute_items!(sub, |idx| {
+            let l = idx.local_linear_id(&group);
+            trace.hit(g, l, 0);
+            let mut step = 1;
+            for _ in 0..steps {
+                trace.hit(g, l, step);
+                step += 1;
+            }
+            trace.hit(g, l, step);
+        });
+    });
+}
+
+#[test]
+fn short_loops_interchange_on_the_group_of_a_required_size() {
+    for steps in [0, 1, 3, 16, STEPS] {
+        let trace = Trace::new(2);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel(2, 19, |g| traced_required(g, steps, &trace))
+            .unwrap();
+        for got in trace.into_inner() {
+            assert_eq!(got, interchanged_row(0, 19, steps), "{steps} steps");
+        }
+    }
+    // Sub-groups: long loops interchanged per full sub-group, short ones
+    // item by item.
+    for (steps, interchanged) in [(16, false), (STEPS, true)] {
+        let trace = Trace::new(2);
+        Queue::with_threads(2)
+            .unwrap()
+            .parallel(2, 19, |g| traced_required_sub_groups(g, steps, &trace))
+            .unwrap();
+        let full = 19 - 19 % W;
+        let mut want = Vec::new();
+        for first in (0..full).step_by(W) {
+            want.extend(if interchanged {
+                interchanged_row(first, W, steps)
+            } else {
+                plain_row(first, W, steps)
+            });
+        }
+        want.extend(plain_row(full, 19 % W, steps));
+        for got in trace.into_inner() {
+            assert_eq!(got, want, "{steps} steps");
+        }
+    }
+}
+
+/// Tiles of `TILE_K` columns of `a` and rows of `b` in local memory, each
+/// item's sum in private memory between tiles and in a local variable
+/// over the 16 steps of a tile: GPU-form matrix product on groups of a
+/// required size, rows of two wide steps at 8 lanes.
+const TILE_K: usize = 16;
+
+#[kernel(group_size = [3, 16])]
+fn matmul_required(
+    group: WorkGroup<2>,
+    (a, b, k_len): (&[f32], &[f32], usize),
+    mut c: ItemsWindow<'_, f32, 2>,
+) {
+    let columns = 16 * group.group_range_dim(1);
+    memory_environment!(
+        group,
+        require_local_mem::<[[f32; TILE_K]; 3]>(),
+        require_local_mem::<[[f32; 16]; TILE_K]>(),
+        require_private_mem::<f32>(),
+        |a_tile, b_tile, acc| {
+            distribute_items!(group, |idx| acc[idx] = 0.0);
+            for k0 in (0..k_len).step_by(TILE_K) {
+                single_item!(group, || {
+                    let (i0, j0) = (group.group_id_dim(0) * 3, group.group_id_dim(1) * 16);
+                    for (r, row) in a_tile.iter_mut().enumerate() {
+                        row.copy_from_slice(&a[(i0 + r) * k_len + k0..][..TILE_K]);
+                    }
+                    for (k, row) in b_tile.iter_mut().enumerate() {
+                        row.copy_from_slice(&b[(k0 + k) * columns + j0..][..16]);
+                    }
+                });
+                group_barrier(group);
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                    let mut s = acc[idx];
+                    for k in 0..TILE_K {
+                        s = a_tile[r][k].mul_add(b_tile[k][col], s);
+                    }
+                    acc[idx] = s;
+                });
+            }
+            distribute_items!(group, |idx| c[idx] = acc[idx]);
+        }
+    );
+}
+
+#[test]
+fn required_size_matrix_product_is_bit_for_bit_the_serial_one() {
+    let (groups, size) = ([2, 2], [3, 16]);
+    let (rows, columns, k_len) = (groups[0] * size[0], groups[1] * size[1], 2 * TILE_K);
+    let a: Vec<f32> = (0..rows * k_len)
+        .map(|v| (v % 13) as f32 / 3.0 - 2.0)
+        .collect();
+    let b: Vec<f32> = (0..k_len * columns)
+        .map(|v| (v % 11) as f32 / 7.0 - 0.5)
+        .collect();
+    let mut c = vec![f32::NAN; rows * columns];
+    Queue::with_threads(2)
+        .unwrap()
+        .parallel_with(groups, size, ItemsMut::new(&mut c), |g, c| {
+            matmul_required(g, (&a, &b, k_len), c)
+        })
+        .unwrap();
+    for r in 0..rows {
+        for col in 0..columns {
+            let mut want = 0.0f32;
+            for k in 0..k_len {
+                want = a[r * k_len + k].mul_add(b[k * columns + col], want);
+            }
+            let got = c[r * columns + col];
+            assert_eq!(got.to_bits(), want.to_bits(), "({r}, {col})");
+        }
+    }
+}
+
 #[test]
 fn other_bodies_run_item_by_item() {
     for case in 0..4 {

@@ -98,6 +98,8 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
             FnArg::Receiver(_) => None,
         })
         .collect();
+    // The prologue that makes the range a constant is added only then.
+    walker.required_size = size.is_some() && errors.is_empty();
     walker.visit_block_mut(&mut function.block);
     errors.extend(walker.errors);
     if let (Some(size), Some(name), true) = (&size, &group.name, errors.is_empty()) {

@@ -94,6 +94,10 @@ pub(crate) struct Invocation {
     /// (a closure with the wrong number of parameters): the invocation is
     /// then replaced by a placeholder instead of being lowered.
     pub(crate) errors: Vec<Error>,
+    /// Whether the group argument is the group of a kernel with a required
+    /// size (`#[kernel(group_size = ...)]`), whose range is then a
+    /// constant; set by the walker.
+    pub(crate) required_size: bool,
 }
 
 /// Parses the tokens inside `name!( ... )`.
@@ -194,6 +198,7 @@ pub(crate) fn invocation(
         requests,
         closure,
         errors,
+        required_size: false,
     })
 }
 

@@ -28,6 +28,9 @@ pub(crate) struct Walker {
     pub(crate) slice_params: Vec<syn::Ident>,
     /// The function's `ChunkWindow` parameters (`lower::lane_check`).
     pub(crate) window_params: Vec<syn::Ident>,
+    /// Whether the function is a kernel with a required group size: its
+    /// group parameter's range is a constant (`lower::interchange`).
+    pub(crate) required_size: bool,
 }
 
 impl Walker {
@@ -38,6 +41,7 @@ impl Walker {
             replaced: 0,
             slice_params: Vec::new(),
             window_params: Vec::new(),
+            required_size: false,
         }
     }
 
@@ -131,6 +135,11 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
+        // The kernel's own group, not a binding that shadows its name.
+        inv.required_size = self.required_size
+            && crate::check::group_ident(&inv.group)
+                .and_then(|name| self.ctx.lookup(name))
+                .is_some_and(|b| b.kind == BindingKind::Group { level: 0 });
         // Parameters that a binding in scope here shadows are not the slices.
         let slices: Vec<syn::Ident> = self
             .slice_params

@@ -122,6 +122,7 @@ pub(crate) fn distribute_items(
             requests: Vec::new(),
             closure,
             errors: Vec::new(),
+            required_size: inv.required_size,
         }
     };
     let span = inv.name.span();

@@ -185,6 +185,7 @@ fn lower_rounds(
                 ..inv.closure.clone()
             },
             errors: Vec::new(),
+            required_size: inv.required_size,
         })
     };
     let (full, partial) = (round(false), round(true));
