@@ -388,7 +388,7 @@ mod tests {
             ":: scoped :: __private :: local_mem_zeroed :: < [i32 ; 4] > ()",
             "let mut __scoped_room_1 = :: scoped :: __private :: PrivateStorage :: new () ;",
             ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , & mut __scoped_room_1 , 7)",
-            "let local = & mut __scoped_memory_0 ;",
+            "let local = & mut __scoped_memory_0 . 0 ;",
             "let private = & mut __scoped_memory_1 ;",
             ":: scoped :: __private :: distribute_items (& group , # [inline (always)] | idx |",
         ] {

@@ -133,7 +133,8 @@ pub mod __private {
     pub fn default_sub_group_size<const D: usize>(_group: &crate::WorkGroup<D>) {}
     pub use crate::memory::{
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
-        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
+        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, LocalStorage,
+        PrivateStorage,
     };
     pub use crate::tag::GroupTag;
 }
