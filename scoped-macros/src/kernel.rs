@@ -259,7 +259,11 @@ mod tests {
                     data[idx.global_linear_id()] += 1;
                 }
             });
-            ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
+            {
+                let __scoped_result = ::scoped::__private::single_item(&group, #[inline(always)] || {});
+                ::scoped::__private::and_wait(&group);
+                __scoped_result
+            };
         }});
         let expected = quote! {
             #[inline(always)]
