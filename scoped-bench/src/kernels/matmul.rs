@@ -70,7 +70,7 @@
 use rayon::prelude::*;
 use scoped::prelude::*;
 
-use super::{check_equal, floats, Kernel, Scale, Work};
+use super::{check_equal, floats, Aligned, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "matmul";
 const TILE: usize = 16;
@@ -205,12 +205,6 @@ fn matmul_rows(
     );
 }
 
-/// A tile on the stack aligned to a cache line, as a performance engineer
-/// lays out tiles (unaligned, every other vector load straddles two lines
-/// and the peer's time moved 15% with the binary's layout).
-#[repr(C, align(64))]
-struct AlignedTile(Tile);
-
 /// The hand-written peer: the same tiling with rayon and slices.
 fn matmul_peer(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
     c.par_chunks_mut(TILE * n)
@@ -218,13 +212,11 @@ fn matmul_peer(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
         .for_each(|(block_row, rows)| {
             let row0 = block_row * TILE;
             // Tile buffers made once per task; every step overwrites them.
-            let (mut a_buf, mut b_buf) = (
-                AlignedTile([[0.0; TILE]; TILE]),
-                AlignedTile([[0.0; TILE]; TILE]),
-            );
+            let (mut a_buf, mut b_buf) =
+                (Aligned([[0.0; TILE]; TILE]), Aligned([[0.0; TILE]; TILE]));
             let (a_tile, b_tile) = (&mut a_buf.0, &mut b_buf.0);
             for col0 in (0..n).step_by(TILE) {
-                let mut acc_buf = AlignedTile([[0.0; TILE]; TILE]);
+                let mut acc_buf = Aligned([[0.0; TILE]; TILE]);
                 let acc = &mut acc_buf.0;
                 for k0 in (0..n).step_by(TILE) {
                     for r in 0..TILE {
