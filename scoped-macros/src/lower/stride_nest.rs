@@ -224,9 +224,6 @@ fn lower_rounds(
         });
         entered = quote!(#limit > 0);
     }
-    let barrier = inv
-        .wait
-        .then(|| quote_spanned! {span=> ::scoped::__private::group_stride_barrier(&#group); });
     let plain = closure::call(inv, group);
     quote_spanned! {span=>
         {
@@ -238,7 +235,6 @@ fn lower_rounds(
                 [#(#strides),*],
             ) {
                 #rounds
-                #barrier
             } else {
                 #plain;
             }
