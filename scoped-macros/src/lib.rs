@@ -327,7 +327,11 @@ collective_macros! {
     ///
     /// A loop of at most 16 iterations (its `size_hint`, read before the
     /// items run) keeps the plain loop, where the optimiser unrolls it and
-    /// vectorises the item loop; so does a sub-group smaller than `W`.
+    /// vectorises the item loop, except on the group of a kernel with a
+    /// required size (`#[kernel(group_size = ...)]`): its range is a
+    /// constant, each lane's tile reads need no check, and loops of any
+    /// length are interchanged. A sub-group smaller than `W` keeps the
+    /// plain loop.
     /// `let`s of item queries alone (`let (r, c) = (idx.local_id_dim(&g,
     /// 0), ..)`) run again for each lane where they are used, rather than
     /// being kept in the lanes. Any other body runs the plain loop.

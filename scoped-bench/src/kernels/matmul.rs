@@ -17,9 +17,15 @@
 //!   reads one window of 16 elements per read, copied with vector
 //!   instructions and no check per item (2.2× the peer with a check per
 //!   item, 2.3× with chunks of 8 whose copies the optimiser split into
-//!   pieces, 1.15–1.2× with windows of 16, AMD EPYC, AVX-512). The `k`
-//!   loop of 16 keeps the plain lowering (1.8–2.4× interchanged); it
-//!   compiles to the tiled form's loop, which is what remains.
+//!   pieces, 1.15–1.2× with windows of 16, AMD EPYC, AVX-512). The group
+//!   size being required, the `k` loop of 16 runs interchanged: each `k`
+//!   runs two rows of 16 items in the lanes, a broadcast of `A`'s element
+//!   per row and `B`'s row shared, four chains of FMAs, the sums in
+//!   registers (full size, AMD EPYC Zen 4, 1/2 threads: 1.29/1.30× →
+//!   1.00/1.00× at AVX2, 1.22/1.22× → 1.06/1.06× at AVX-512). Its compute
+//!   loop takes the peer's time (`perf`); at AVX-512 what remains is the
+//!   tile loads, the same copies as the peer's, whose reads of `B` wait
+//!   longer.
 //!
 //! The other two variants copy the tiles row by row with
 //! `async_work_group_copy` and state the group shape once at entry, one
