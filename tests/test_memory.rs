@@ -63,6 +63,36 @@ fn local_memory_scalar_fill_of_2d_array() {
     }
 }
 
+/// Writes the address of each of three local requests (one byte, an `i32`
+/// array, a zero-filled `u16` array), modulo 64, into the group's chunk.
+#[kernel]
+fn local_addresses(group: WorkGroup<1>, mut out: ChunkWindow<'_, usize>) {
+    memory_environment!(
+        group,
+        require_local_mem::<u8>(3),
+        require_local_mem::<[i32; 5]>(1),
+        require_local_mem::<[u16; 3]>(),
+        |byte, ints, shorts| {
+            single_item!(group, || {
+                let start = out.start();
+                out[start] = std::ptr::from_mut(byte) as usize % 64;
+                out[start + 1] = ints.as_ptr() as usize % 64;
+                out[start + 2] = shorts.as_ptr() as usize % 64;
+            });
+        }
+    );
+}
+
+#[test]
+fn local_memory_is_cache_line_aligned() {
+    let groups = 4;
+    let mut out = vec![usize::MAX; groups * 3];
+    Queue::new()
+        .parallel_with(groups, 8, ChunksMut::new(&mut out, 3), local_addresses)
+        .unwrap();
+    assert_eq!(out, vec![0; groups * 3]);
+}
+
 /// Flattens 1-D and 3-D local arrays filled from scalars into the chunk:
 /// 100 `f32`s, then 7 × 5 × 3 `u16`s in row-major order.
 #[kernel]

@@ -259,7 +259,11 @@ mod tests {
                     data[idx.global_linear_id()] += 1;
                 }
             });
-            ::scoped::__private::single_item_and_wait(&group, #[inline(always)] || {});
+            {
+                let __scoped_result = ::scoped::__private::single_item(&group, #[inline(always)] || {});
+                ::scoped::__private::and_wait(&group);
+                __scoped_result
+            };
         }});
         let expected = quote! {
             #[inline(always)]
@@ -388,7 +392,7 @@ mod tests {
             ":: scoped :: __private :: local_mem_zeroed :: < [i32 ; 4] > ()",
             "let mut __scoped_room_1 = :: scoped :: __private :: PrivateStorage :: new () ;",
             ":: scoped :: __private :: private_mem_filled :: < u8 , _ , _ > (__scoped_group , & mut __scoped_room_1 , 7)",
-            "let local = & mut __scoped_memory_0 ;",
+            "let local = & mut __scoped_memory_0 . 0 ;",
             "let private = & mut __scoped_memory_1 ;",
             ":: scoped :: __private :: distribute_items (& group , # [inline (always)] | idx |",
         ] {

@@ -80,41 +80,34 @@ pub mod __private {
         body_level, run_kernel_body, run_once, AtBaseline, AtV3, AtV4, BodyLevel,
     };
     pub use crate::lowering::chunk_check::{
-        consecutive, distribute_items_chunk_checked, distribute_items_chunk_checked_and_wait,
-        distribute_items_on_edge_chunk_checked, distribute_items_on_edge_chunk_checked_and_wait,
+        consecutive, distribute_items_chunk_checked, distribute_items_on_edge_chunk_checked,
         index_term, window, StageByRef, StageByValue, Staged, CHUNK_CHECK_LANES,
     };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{
-        distribute_groups, distribute_groups_and_wait, distribute_items, distribute_items_and_wait,
-        single_item, single_item_and_wait,
+        and_wait, distribute_groups, distribute_items, single_item,
     };
-    pub use crate::lowering::edges::{distribute_items_on_edge, distribute_items_on_edge_and_wait};
+    pub use crate::lowering::edges::distribute_items_on_edge;
     pub use crate::lowering::exclusive_atomic::{
         exclusive_fetch_add, exclusive_fetch_sub, ExclusiveArithmetic,
     };
     pub use crate::lowering::fuse::{distribute_groups_items, distribute_groups_looped};
     pub use crate::lowering::grid_stride::{
-        distribute_items_grid_stride, distribute_items_grid_stride_and_wait, element_address,
-        GridStep,
+        distribute_items_grid_stride, element_address, GridStep,
     };
     pub use crate::lowering::group_size::require_group_size;
-    pub use crate::lowering::group_slice::{
-        distribute_items_sliced, distribute_items_sliced_and_wait, GroupSlice,
-    };
+    pub use crate::lowering::group_slice::{distribute_items_sliced, GroupSlice};
     pub use crate::lowering::guard::{
-        distribute_items_below, distribute_items_below_and_wait, BoundLeaf, ItemBound, OtherBound,
-        OtherLeaf, PlainLeaf, UsizeBound,
+        distribute_items_below, BoundLeaf, ItemBound, OtherBound, OtherLeaf, PlainLeaf, UsizeBound,
     };
     pub use crate::lowering::interchange::{
-        distribute_items_interchanged, distribute_items_interchanged_and_wait,
-        distribute_items_interchanged_wide, distribute_items_interchanged_wide_and_wait,
-        held_lanes, lane_array, ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk,
-        INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
+        distribute_items_interchanged, distribute_items_interchanged_wide, held_lanes, lane_array,
+        ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk, INTERCHANGE_LANES,
+        INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{
-        distribute_items_copied, distribute_items_copied_and_wait, CopyItems, GroupItems, ItemCopy,
-        ItemCopyPlace, LocalSlice, NoItemCopy,
+        distribute_items_copied, CopyItems, GroupItems, ItemCopy, ItemCopyPlace, LocalSlice,
+        NoItemCopy,
     };
     pub use crate::lowering::lane_window::{
         lane_window, with_windows, with_windows_2, with_windows_3, with_windows_4, with_windows_5,
@@ -122,9 +115,7 @@ pub mod __private {
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
-    pub use crate::lowering::stride_nest::{
-        group_stride_barrier, group_stride_round_full, group_stride_rounds,
-    };
+    pub use crate::lowering::stride_nest::{group_stride_round_full, group_stride_rounds};
     pub use crate::lowering::window_plan::{WindowPlan, WindowSource, WindowSources};
     pub use crate::lowering::GroupLoops;
 
@@ -134,7 +125,8 @@ pub mod __private {
     pub fn default_sub_group_size<const D: usize>(_group: &crate::WorkGroup<D>) {}
     pub use crate::memory::{
         local_mem_filled, local_mem_slice_filled, local_mem_slice_zeroed, local_mem_zeroed,
-        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, PrivateStorage,
+        private_mem_filled, private_mem_zeroed, LocalMemSlice, LocalSliceStorage, LocalStorage,
+        PrivateStorage,
     };
     pub use crate::tag::GroupTag;
 }

@@ -45,10 +45,12 @@
 //!   reads every FMA operand from there, keeping the 16 broadcasts in
 //!   registers instead: ~52 loads per row against ~41 in the peer and
 //!   the rows form. It ran at 1.07–1.29× the peer, the rows form at
-//!   0.88–0.94×; since a launch sets up once per piece of groups it takes
-//!   17–20% more time at v3 and ~7% at v4 (quick size, 1.27–1.5×), a
-//!   regression not yet understood. The gap is wider at 2 threads (1.16–1.24×, against
-//!   1.07–1.08× at 1 in the same runs). No time goes to rayon's stealing
+//!   0.88–0.94× (against a peer whose tiles were not aligned). Its tiles
+//!   and spill slots must be aligned to 32 bytes or more: unaligned, half
+//!   of the vector loads straddle cache lines and the form took 17–20%
+//!   more time at AVX2 (local memory is aligned to 64 bytes for this).
+//!   The gap is wider at 2 threads (1.16–1.24×, against 1.07–1.08× at 1
+//!   in the same runs). No time goes to rayon's stealing
 //!   or sleeping (`perf`); what this 2-core machine shows is that a loop
 //!   of L1 loads runs 0–10% slower on both cores at once than on one (a
 //!   loop of FMAs 0–4%), which would cost this form, with its extra loads,
@@ -68,7 +70,7 @@
 use rayon::prelude::*;
 use scoped::prelude::*;
 
-use super::{check_equal, floats, Kernel, Scale, Work};
+use super::{check_equal, floats, Aligned, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "matmul";
 const TILE: usize = 16;
@@ -210,17 +212,19 @@ fn matmul_peer(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
         .for_each(|(block_row, rows)| {
             let row0 = block_row * TILE;
             // Tile buffers made once per task; every step overwrites them.
-            let mut a_tile: Tile = [[0.0; TILE]; TILE];
-            let mut b_tile: Tile = [[0.0; TILE]; TILE];
+            let (mut a_buf, mut b_buf) =
+                (Aligned([[0.0; TILE]; TILE]), Aligned([[0.0; TILE]; TILE]));
+            let (a_tile, b_tile) = (&mut a_buf.0, &mut b_buf.0);
             for col0 in (0..n).step_by(TILE) {
-                let mut acc: Tile = [[0.0; TILE]; TILE];
+                let mut acc_buf = Aligned([[0.0; TILE]; TILE]);
+                let acc = &mut acc_buf.0;
                 for k0 in (0..n).step_by(TILE) {
                     for r in 0..TILE {
                         a_tile[r].copy_from_slice(&a[(row0 + r) * n + k0..][..TILE]);
                         b_tile[r].copy_from_slice(&b[(k0 + r) * n + col0..][..TILE]);
                     }
-                    for (acc_row, a_row) in acc.iter_mut().zip(&a_tile) {
-                        for (&x, b_row) in a_row.iter().zip(&b_tile) {
+                    for (acc_row, a_row) in acc.iter_mut().zip(a_tile.iter()) {
+                        for (&x, b_row) in a_row.iter().zip(b_tile.iter()) {
                             for (s, &y) in acc_row.iter_mut().zip(b_row) {
                                 *s = x.mul_add(y, *s);
                             }

@@ -21,7 +21,7 @@
 use rayon::prelude::*;
 use scoped::prelude::*;
 
-use super::{check_equal, floats, Kernel, Scale, Work};
+use super::{check_equal, floats, Aligned, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "transpose";
 const TILE: usize = 16;
@@ -55,7 +55,8 @@ fn transpose_peer(a: &[f32], b: &mut [f32], n: usize) {
         .enumerate()
         .for_each(|(band, rows)| {
             let col0 = band * TILE;
-            let mut block = [[0.0f32; TILE]; TILE];
+            let mut aligned = Aligned([[0.0f32; TILE]; TILE]);
+            let block = &mut aligned.0;
             for row0 in (0..n).step_by(TILE) {
                 for (c, line) in block.iter_mut().enumerate() {
                     line.copy_from_slice(&a[(row0 + c) * n + col0..][..TILE]);

@@ -66,28 +66,25 @@ pub(crate) fn distribute_items(
     group: &Expr,
     slices: &[Ident],
 ) -> Option<TokenStream> {
-    lowered(inv, group, slices, inv.wait, None)
+    lowered(inv, group, slices, None)
 }
 
 /// The chunk-checked lowering of `inv`, a statement on an edge of the
 /// group (`lower/edges.rs`): run over the items whose local id in
-/// `dimension` is `value` (an `Option<usize>`, see `Edge::read`), waiting
-/// after them if `wait`.
+/// `dimension` is `value` (an `Option<usize>`, see `Edge::read`).
 pub(crate) fn on_edge(
     inv: &Invocation,
     group: &Expr,
     slices: &[Ident],
-    wait: bool,
     (dimension, value): (usize, TokenStream),
 ) -> Option<TokenStream> {
-    lowered(inv, group, slices, wait, Some((dimension, value)))
+    lowered(inv, group, slices, Some((dimension, value)))
 }
 
 fn lowered(
     inv: &Invocation,
     group: &Expr,
     slices: &[Ident],
-    wait: bool,
     edge: Option<(usize, TokenStream)>,
 ) -> Option<TokenStream> {
     if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 || slices.is_empty()
@@ -129,8 +126,7 @@ fn lowered(
         Some((dimension, value)) => ("on_edge_chunk_checked", quote!(#dimension, #value,)),
         None => ("chunk_checked", quote!()),
     };
-    let suffix = if wait { "_and_wait" } else { "" };
-    let function = format_ident!("distribute_items_{}{}", function, suffix, span = span);
+    let function = format_ident!("distribute_items_{}", function, span = span);
     let checks = &reads.checks;
     let (indices, read_slices) = (&reads.indices, &reads.read_slices);
     let mixed = Span::mixed_site();

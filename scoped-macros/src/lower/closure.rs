@@ -8,7 +8,7 @@ use syn::Expr;
 use crate::parse::{Collective, Invocation};
 
 /// `::scoped::__private::<name>(&group, closure)` for `distribute_items!`,
-/// `distribute_groups!`, `single_item!` and their `_and_wait` forms.
+/// `distribute_groups!` and `single_item!`.
 pub(super) fn call(inv: &Invocation, group: &Expr) -> TokenStream {
     let span = inv.name.span();
     let function = match inv.kind {
@@ -20,8 +20,7 @@ pub(super) fn call(inv: &Invocation, group: &Expr) -> TokenStream {
     // once per instruction-set level, and a closure left out of line would
     // be one function shared by those copies, at the baseline level.
     let closure = item_closure(&inv.closure);
-    let suffix = if inv.wait { "_and_wait" } else { "" };
-    let function = format_ident!("{}{}", function, suffix, span = span);
+    let function = format_ident!("{}", function, span = span);
     quote_spanned! {span=> ::scoped::__private::#function(&#group, #closure) }
 }
 

@@ -106,7 +106,7 @@ pub(crate) fn distribute_items(
 
     let let_stmts = &stmts[..lets];
     // One `distribute_items!` with `body`, lowered by the other shortcuts
-    // or plainly; the last one waits if `inv` does.
+    // or plainly.
     let part = |body: Vec<&Stmt>| {
         let mut closure = inv.closure.clone();
         closure.body = Box::new(syn::parse_quote!({ #(#let_stmts)* #(#body)* }));
@@ -130,22 +130,14 @@ pub(crate) fn distribute_items(
         let first = part(plain.iter().collect());
         parts.push(super::invocation(&first, generics, slices, indexed));
     }
-    for (at, (stmt, edge)) in guarded.iter().zip(&edges).enumerate() {
-        let last = at + 1 == edges.len();
+    for (stmt, edge) in guarded.iter().zip(&edges) {
         let edge_part = part(vec![stmt]);
-        let wait = last && inv.wait;
         let on_edge = (edge.dimension, edge.read());
-        if let Some(checked) = super::chunk_check::on_edge(&edge_part, group, slices, wait, on_edge)
-        {
+        if let Some(checked) = super::chunk_check::on_edge(&edge_part, group, slices, on_edge) {
             parts.push(checked);
             continue;
         }
-        let function = if wait {
-            "distribute_items_on_edge_and_wait"
-        } else {
-            "distribute_items_on_edge"
-        };
-        let function = format_ident!("{}", function, span = span);
+        let function = format_ident!("distribute_items_on_edge", span = span);
         let closure = super::closure::item_closure(&edge_part.closure);
         let value = edge.read();
         let dimension = edge.dimension;

@@ -275,12 +275,7 @@ impl<'a> Shape<'a> {
             }
             None => quote!(|_: usize| ::core::ptr::null::<u8>()),
         };
-        let function = if inv.wait {
-            "distribute_items_grid_stride_and_wait"
-        } else {
-            "distribute_items_grid_stride"
-        };
-        let function = format_ident!("{}", function, span = span);
+        let function = format_ident!("distribute_items_grid_stride", span = span);
         let plain = &inv.closure.body;
         quote_spanned! {span=>
             ::scoped::__private::#function(

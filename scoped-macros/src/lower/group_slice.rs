@@ -74,15 +74,7 @@ pub(crate) fn distribute_items(
         return None;
     }
     let span = inv.name.span();
-    let function = format_ident!(
-        "{}",
-        if inv.wait {
-            "distribute_items_sliced_and_wait"
-        } else {
-            "distribute_items_sliced"
-        },
-        span = span
-    );
+    let function = format_ident!("distribute_items_sliced", span = span);
     let makes = rewrite.used.iter().enumerate().map(|(n, slice)| {
         let var = slice_var(n);
         quote_spanned!(span=> let #var = ::scoped::__private::GroupSlice::new(#slice, &#group);)

@@ -84,13 +84,8 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         LocalId::Dim(d) => quote!(::core::option::Option::Some(#d)),
         LocalId::Linear => quote!(::core::option::Option::None),
     };
-    let function = if inv.wait {
-        "distribute_items_below_and_wait"
-    } else {
-        "distribute_items_below"
-    };
     let span = inv.name.span();
-    let function = format_ident!("{}", function, span = span);
+    let function = format_ident!("distribute_items_below", span = span);
     let limit = format_ident!("__scoped_bound", span = Span::mixed_site());
     let closure = super::closure::item_closure(&inv.closure);
     let read = bound_read(quote!(&(#bound)), &leaves);

@@ -225,7 +225,6 @@ impl<'a> Shape<'a> {
         // enough. Values only read are loaded as whole vectors
         // (`held_lanes`), however many.
         let carried = self.in_loop.iter().filter(|(_, mutable)| *mutable).count();
-        let wait = if inv.wait { "_and_wait" } else { "" };
         let call = if carried <= 1 {
             let wide = quote!(::scoped::__private::INTERCHANGE_WIDE_LANES);
             let wide_arm = self.chunk_arm(inv, indexed, &wide, None)?;
@@ -240,7 +239,7 @@ impl<'a> Shape<'a> {
                     quote!(::scoped::__private::WideItemChunk::Pair(_) => ::core::unreachable!(),)
                 }
             };
-            let function = format_ident!("distribute_items_interchanged_wide{}", wait, span = span);
+            let function = format_ident!("distribute_items_interchanged_wide", span = span);
             quote_spanned! {span=>
                 ::scoped::__private::#function::<{ #narrow }, { #wide }, #pairs, _, _>(
                     &#group,
@@ -254,7 +253,7 @@ impl<'a> Shape<'a> {
                 )
             }
         } else {
-            let function = format_ident!("distribute_items_interchanged{}", wait, span = span);
+            let function = format_ident!("distribute_items_interchanged", span = span);
             quote_spanned! {span=>
                 ::scoped::__private::#function::<{ #narrow }, _, _>(
                     &#group,

@@ -72,15 +72,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         return None;
     }
     let span = inv.name.span();
-    let function = format_ident!(
-        "{}",
-        if inv.wait {
-            "distribute_items_copied_and_wait"
-        } else {
-            "distribute_items_copied"
-        },
-        span = span
-    );
+    let function = format_ident!("distribute_items_copied", span = span);
     let copied = format_ident!("__scoped_copied", span = Span::mixed_site());
     let closure = super::closure::item_closure(&inv.closure);
     Some(quote_spanned! {span=>

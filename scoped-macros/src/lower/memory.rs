@@ -63,7 +63,9 @@ pub(super) fn memory_environment(
         let value = match request.place {
             // The closure gets the slice, `&mut [T]`.
             Place::LocalSlice => quote_spanned! {span=> #storage.as_mut_slice() },
-            Place::Local | Place::Private => quote_spanned! {span=> &mut #storage },
+            // Local memory is the field of a cache-line-aligned wrapper.
+            Place::Local => quote_spanned! {span=> &mut #storage.0 },
+            Place::Private => quote_spanned! {span=> &mut #storage },
         };
         bindings.push(bind(param, &value));
     }

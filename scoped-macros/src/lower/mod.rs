@@ -44,7 +44,8 @@ mod read_only;
 mod same_group;
 mod stride_nest;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident};
 
 pub(crate) use const_checks::group_shape;
@@ -59,6 +60,32 @@ use crate::parse::{Collective, Invocation};
 /// in scope where it is (see [`group_slice`]).
 /// `indexed` are the names whose index reads `lane_check` may check ahead.
 pub(crate) fn invocation(
+    inv: &Invocation,
+    generics: &[Ident],
+    slices: &[Ident],
+    indexed: &[Indexed],
+) -> TokenStream {
+    let lowered = without_barrier(inv, generics, slices, indexed);
+    if !inv.wait {
+        return lowered;
+    }
+    // The `_and_wait` forms: whichever lowering ran, the barrier after it.
+    let group = strip_reference(&inv.group);
+    let (span, result) = (
+        inv.name.span(),
+        format_ident!("__scoped_result", span = Span::mixed_site()),
+    );
+    quote_spanned! {span=>
+        {
+            let #result = #lowered;
+            ::scoped::__private::and_wait(&#group);
+            #result
+        }
+    }
+}
+
+/// [`invocation`] without the barrier of an `_and_wait` form.
+fn without_barrier(
     inv: &Invocation,
     generics: &[Ident],
     slices: &[Ident],

@@ -223,9 +223,6 @@ fn lower_rounds(
         });
         entered = quote!(#limit > 0);
     }
-    let barrier = inv
-        .wait
-        .then(|| quote_spanned! {span=> ::scoped::__private::group_stride_barrier(&#group); });
     let plain = closure::call(inv, group);
     quote_spanned! {span=>
         {
@@ -237,7 +234,6 @@ fn lower_rounds(
                 [#(#strides),*],
             ) {
                 #rounds
-                #barrier
             } else {
                 #plain;
             }

@@ -29,7 +29,6 @@
 //! Any other chunk (a stride, an index out of range) takes the checked
 //! path above.
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
 use crate::lowering::edges::for_each_edge_chunk;
@@ -100,29 +99,6 @@ pub fn distribute_items_on_edge_chunk_checked<
     );
 }
 
-/// [`distribute_items_on_edge_chunk_checked`] followed by
-/// `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_on_edge_chunk_checked_and_wait<
-    const W: usize,
-    G: ScopedGroup<D>,
-    const D: usize,
-    Windows,
->(
-    group: &G,
-    dimension: usize,
-    value: Option<usize>,
-    check: impl Fn(SItem<D>) -> bool,
-    windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
-) {
-    distribute_items_on_edge_chunk_checked::<W, G, D, Windows>(
-        group, dimension, value, check, windows, f,
-    );
-    group_barrier(*group);
-}
-
 /// The items of one chunk: windowed, else after the fold of `check`.
 #[inline(always)]
 fn run_chunk<const W: usize, const D: usize, Windows>(
@@ -169,24 +145,6 @@ fn run_chunk<const W: usize, const D: usize, Windows>(
         }
         ItemChunk::Item(item) => f(item, None),
     }
-}
-
-/// [`distribute_items_chunk_checked`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_chunk_checked_and_wait<
-    const W: usize,
-    G: ScopedGroup<D>,
-    const D: usize,
-    Windows,
->(
-    group: &G,
-    check: impl Fn(SItem<D>) -> bool,
-    windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
-) {
-    distribute_items_chunk_checked::<W, G, D, Windows>(group, check, windows, f);
-    group_barrier(*group);
 }
 
 /// An index term of a checked read as a `usize`: the term's value, of

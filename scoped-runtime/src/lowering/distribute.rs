@@ -19,14 +19,11 @@ pub fn distribute_items<G: ScopedGroup<D>, const D: usize>(group: &G, f: impl Fn
     group.__for_each_item(f);
 }
 
-/// [`distribute_items`] followed by `group_barrier(group)`.
+/// The barrier of the `_and_wait` forms, after whichever loop the macro
+/// lowered the collective to: `group_barrier(*group)`.
 #[inline(always)]
 #[track_caller]
-pub fn distribute_items_and_wait<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    f: impl FnMut(SItem<D>),
-) {
-    distribute_items(group, f);
+pub fn and_wait<G: ScopedGroup<D>, const D: usize>(group: &G) {
     group_barrier(*group);
 }
 
@@ -40,17 +37,6 @@ pub fn distribute_groups<G: ScopedGroup<D>, const D: usize>(group: &G, f: impl F
     group.__for_each_group(f);
 }
 
-/// [`distribute_groups`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_groups_and_wait<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    f: impl FnMut(G::Subgroup),
-) {
-    distribute_groups(group, f);
-    group_barrier(*group);
-}
-
 /// Runs `f` exactly once for `group` (`single_item`), on its leader.
 #[inline(always)]
 #[track_caller]
@@ -58,16 +44,4 @@ pub fn single_item<G: ScopedGroup<D>, const D: usize, R>(group: &G, f: impl FnOn
     check_collective(group.__nesting(), "single_item!");
     let _scope = ItemScope::single_item(group.__nesting());
     f()
-}
-
-/// [`single_item`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn single_item_and_wait<G: ScopedGroup<D>, const D: usize, R>(
-    group: &G,
-    f: impl FnOnce() -> R,
-) -> R {
-    let result = single_item(group, f);
-    group_barrier(*group);
-    result
 }

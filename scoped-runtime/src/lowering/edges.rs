@@ -9,7 +9,6 @@
 //! dimension where the edge has them. Run item by item, the guards kept
 //! the whole item loop scalar, with a branch per item and guard.
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
 use crate::lowering::interchange::ItemChunk;
@@ -65,19 +64,6 @@ fn run_chunk<const W: usize, const D: usize>(chunk: ItemChunk<W, D>, f: &mut imp
         ),
         ItemChunk::Item(item) => f(item),
     }
-}
-
-/// [`distribute_items_on_edge`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_on_edge_and_wait<const W: usize, G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    dimension: usize,
-    value: Option<usize>,
-    f: impl FnMut(SItem<D>),
-) {
-    distribute_items_on_edge::<W, G, D>(group, dimension, value, f);
-    group_barrier(*group);
 }
 
 /// `f(0)`, `f(1)`, ..., `f(W - 1)`, written out for the usual chunk

@@ -13,7 +13,6 @@
 //! items ever reach the same `i`) and `n + stride` fits in `usize` (so no
 //! `i += stride` overflows); otherwise every item runs its plain body.
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
 use crate::lowering::interchange::ItemChunk;
@@ -214,19 +213,4 @@ fn prefetch(address: *const u8) {
 #[inline(always)]
 pub fn element_address<T>(slice: &[T], i: usize) -> *const u8 {
     slice.as_ptr().wrapping_add(i).cast()
-}
-
-/// [`distribute_items_grid_stride`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_grid_stride_and_wait<G: ScopedGroup<D>, const D: usize, S>(
-    group: &G,
-    start: impl Fn(SItem<D>) -> usize,
-    limit: impl FnOnce(SItem<D>) -> usize,
-    stride: impl FnOnce(SItem<D>) -> usize,
-    address: impl Fn(usize) -> *const u8,
-    f: impl FnMut(GridStep<'_, D, S>),
-) {
-    distribute_items_grid_stride(group, start, limit, stride, address, f);
-    group_barrier(*group);
 }

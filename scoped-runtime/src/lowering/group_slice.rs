@@ -14,7 +14,6 @@
 //! whole groups, guarded by `if gid < n`) runs as written.
 
 use super::distribute::distribute_items;
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
 
@@ -104,16 +103,4 @@ pub fn distribute_items_sliced<G: ScopedGroup<D>, const D: usize>(
     } else {
         distribute_items(group, f);
     }
-}
-
-/// [`distribute_items_sliced`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_sliced_and_wait<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    covered: bool,
-    f: impl FnMut(SItem<D>),
-) {
-    distribute_items_sliced(group, covered, f);
-    group_barrier(*group);
 }

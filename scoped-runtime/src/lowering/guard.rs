@@ -2,7 +2,6 @@
 //! a guard `if lid < bound { ... }` on an innermost local id (the macros'
 //! `lower/guard.rs`).
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::item::SItem;
 use crate::rules::{check_collective, ItemScope};
@@ -27,19 +26,6 @@ pub fn distribute_items_below<G: ScopedGroup<D>, const D: usize>(
         Some(bound) => group.__for_each_item_below(dimension, bound, f),
         None => group.__for_each_item(f),
     }
-}
-
-/// [`distribute_items_below`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_below_and_wait<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    dimension: Option<usize>,
-    bound: Option<usize>,
-    f: impl FnMut(SItem<D>),
-) {
-    distribute_items_below(group, dimension, bound, f);
-    group_barrier(*group);
 }
 
 /// The bound of a guard `lid < bound`, read once before the item loop:

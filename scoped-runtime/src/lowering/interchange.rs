@@ -12,7 +12,6 @@
 
 use std::mem::{ManuallyDrop, MaybeUninit};
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::group::DEFAULT_SUB_GROUP_SIZE;
 use crate::id::Range;
@@ -313,24 +312,6 @@ impl<const V: usize, const D: usize> ItemLanePair<V, D> {
     }
 }
 
-/// [`distribute_items_interchanged_wide`] followed by
-/// `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_interchanged_wide_and_wait<
-    const W: usize,
-    const V: usize,
-    const PAIRS: bool,
-    G: ScopedGroup<D>,
-    const D: usize,
->(
-    group: &G,
-    f: impl FnMut(WideItemChunk<W, V, D>),
-) {
-    distribute_items_interchanged_wide::<W, V, PAIRS, G, D>(group, f);
-    group_barrier(*group);
-}
-
 /// Loops of at most this many iterations (by `size_hint`, checked before
 /// the items run) keep the plain lowering: the optimiser unrolls such a
 /// loop inside the item and vectorises the item loop itself. The
@@ -350,17 +331,6 @@ pub fn distribute_items_interchanged<const W: usize, G: ScopedGroup<D>, const D:
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk(f);
-}
-
-/// [`distribute_items_interchanged`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_interchanged_and_wait<const W: usize, G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    f: impl FnMut(ItemChunk<W, D>),
-) {
-    distribute_items_interchanged(group, f);
-    group_barrier(*group);
 }
 
 /// `[f(0), f(1), ..., f(W - 1)]`, calling `f` in lane order: the values

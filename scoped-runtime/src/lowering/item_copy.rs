@@ -17,7 +17,6 @@
 use std::cell::Cell;
 
 use super::distribute::distribute_items;
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 use crate::inputs::ItemsRefWindow;
 use crate::item::SItem;
@@ -193,16 +192,4 @@ pub fn distribute_items_copied<G: ScopedGroup<D>, const D: usize>(
     if !copied {
         distribute_items(group, f);
     }
-}
-
-/// [`distribute_items_copied`] followed by `group_barrier(group)`.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_copied_and_wait<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    copied: bool,
-    f: impl FnMut(SItem<D>),
-) {
-    distribute_items_copied(group, copied, f);
-    group_barrier(*group);
 }

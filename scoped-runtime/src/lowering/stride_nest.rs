@@ -5,7 +5,6 @@
 //! `(id0 + o0, id1 + o1, …)` if it has one. Items are independent (rule
 //! 2), and each runs its own points in its own order.
 
-use crate::barrier::group_barrier;
 use crate::group::ScopedGroup;
 
 /// Whether the rounds run each item's points, and only those: for every
@@ -39,11 +38,4 @@ pub fn group_stride_round_full<G: ScopedGroup<D>, const D: usize, const K: usize
     limits: [usize; K],
 ) -> bool {
     (0..K).all(|k| offsets[k] + group.logical_local_range_dim(dims[k]) <= limits[k])
-}
-
-/// The barrier after the rounds of a `distribute_items_and_wait!`.
-#[inline(always)]
-#[track_caller]
-pub fn group_stride_barrier<G: ScopedGroup<D>, const D: usize>(group: &G) {
-    group_barrier(*group);
 }

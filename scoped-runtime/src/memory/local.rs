@@ -65,6 +65,16 @@ impl<S: Copy, const N: usize, const M: usize, const K: usize> LocalInit<[[[S; K]
     }
 }
 
+/// A local memory request's value on the stack, aligned to a cache line
+/// (64 bytes) whatever `T`'s own alignment: vector loads from a tile then
+/// never straddle two lines, and the frame that holds it is realigned, so
+/// the kernel's vector spills are aligned too (without it the tiled matmul
+/// took 20% more time at AVX2).
+#[doc(hidden)]
+#[derive(Zeroable)]
+#[repr(C, align(64))]
+pub struct LocalStorage<T>(pub T);
+
 /// `require_local_mem::<T>()`: local memory without an initial value.
 ///
 /// Rust cannot hand out uninitialised memory safely, so it is zero-filled;
@@ -72,16 +82,22 @@ impl<S: Copy, const N: usize, const M: usize, const K: usize> LocalInit<[[[S; K]
 /// `#[derive(Zeroable)]` struct).
 #[inline(always)]
 #[must_use]
-pub fn local_mem_zeroed<T: Zeroable>() -> T {
+pub fn local_mem_zeroed<T: Zeroable>() -> LocalStorage<T> {
     const { local_mem_size::<T>() };
-    T::zeroed()
+    // Zeroed whole: wrapping a zeroed `T` would hold two copies in an
+    // unoptimised frame, halving the nesting budget.
+    LocalStorage::zeroed()
 }
 
 /// `require_local_mem::<T>(init)`: local memory initialised from `init`
 /// (see [`LocalInit`]).
-#[inline(always)]
+///
+/// Not `inline(always)`: in an unoptimised build the built value and its
+/// wrapper then stay in this function's frame, not in the kernel's, where
+/// nested environments would hold both.
+#[inline]
 #[must_use]
-pub fn local_mem_filled<T, I: LocalInit<T>>(init: I) -> T {
+pub fn local_mem_filled<T, I: LocalInit<T>>(init: I) -> LocalStorage<T> {
     const { local_mem_size::<T>() };
-    init.build()
+    LocalStorage(init.build())
 }

@@ -23,7 +23,7 @@ pub use local_slice::{LOCAL_SLICE_STACK_BYTES, MAX_LOCAL_MEM_SLICE_BYTES};
 pub use private::{PrivateMem, PRIVATE_STACK_BYTES};
 
 #[doc(hidden)]
-pub use local::{local_mem_filled, local_mem_zeroed};
+pub use local::{local_mem_filled, local_mem_zeroed, LocalStorage};
 #[doc(hidden)]
 pub use local_slice::{
     local_mem_slice_filled, local_mem_slice_zeroed, LocalMemSlice, LocalSliceStorage,
