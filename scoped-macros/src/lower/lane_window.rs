@@ -22,6 +22,16 @@
 //! on it. A `ChunkWindow` is windowed where the loop body
 //! names it once, in that read (its window is a `&mut`). At most eight
 //! windows a step.
+//!
+//! Where the loop's iterator is a range (with `rev`, `step_by`, `skip`,
+//! `take`), its pattern a name or `_`, and every window's index affine in
+//! that name with a factor that does not depend on the item (`k * S +
+//! lane`, not `k * k` or `k * lane`), the windows are checked once for
+//! the whole loop (`__private::WindowPlan`, [`planned`]): from the first
+//! two iterations' starts and the number of iterations, each window must
+//! fit at the first and the last. The iterations the plan covers take
+//! their windows from it with no check; the rest (all of them, if the
+//! plan failed) run the steps above.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
