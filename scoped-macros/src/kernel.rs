@@ -508,8 +508,15 @@ mod tests {
             6,
             "{lowered}"
         );
-        // Each read through a window in the steps that take them.
-        assert_eq!(lowered.matches("with_windows_3").count(), 6, "{lowered}");
+        // Each read through a window in the steps that take them, and the
+        // loop's windows checked once (their indices step by 16 a step),
+        // its iterations then taking them with no check of their own.
+        assert_eq!(
+            lowered.matches("__scoped_plan . next_step").count(),
+            6,
+            "{lowered}"
+        );
+        assert_eq!(lowered.matches("with_windows_3").count(), 12, "{lowered}");
     }
 
     #[test]

@@ -111,11 +111,12 @@ pub mod __private {
     };
     pub use crate::lowering::lane_window::{
         lane_window, with_windows, with_windows_2, with_windows_3, with_windows_4, with_windows_5,
-        with_windows_6, with_windows_7, with_windows_8, LaneWindow,
+        with_windows_6, with_windows_7, with_windows_8, LaneWindow, WindowBound,
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
     pub use crate::lowering::stride_nest::{group_stride_round_full, group_stride_rounds};
+    pub use crate::lowering::window_plan::{WindowPlan, WindowSource, WindowSources};
     pub use crate::lowering::GroupLoops;
 
     /// Fixes the sub-group size of an untyped kernel closure's group to

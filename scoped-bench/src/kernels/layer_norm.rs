@@ -33,9 +33,16 @@
 //! scale are per item, read back from memory before each loop and loaded
 //! as whole vectors (as values, the optimiser split them into uneven
 //! pieces): 1.75–1.85× → 1.3–1.4× its peer at v3, 1.5–1.55× → 1.3–1.35×
-//! at v4 (1 and 2 threads, quick size, AMD EPYC). It still lags: its
-//! normalising step, window checks and reloads of spilled addresses, runs
-//! about 50 instructions per 16 elements against the peer's 13.
+//! at v4 (1 and 2 threads, quick size, AMD EPYC). Every loop's windows
+//! are then checked once per loop (`WindowPlan`), not a step at a time:
+//! the normalising step went from about 50 instructions per 16 elements
+//! (window checks, the checked copy's bound arithmetic, spilled
+//! addresses) to 19–21, against the peer's 15. Full size, 1/2 threads:
+//! 1.39/1.04× → 1.20/1.02× at v3, 1.24/1.01× → 0.98/0.96× at v4 (medians
+//! of 5 runs, AMD EPYC Zen 4). What keeps v3 at 1 thread above its peer:
+//! the butterfly's rounds go through private memory (a jump on the mask,
+//! stores and reloads, about a quarter of the kernel's time), and the row
+//! sums' 16 lanes run as vectors of 8, 4, 2 and 2.
 
 use rayon::prelude::*;
 use scoped::prelude::*;

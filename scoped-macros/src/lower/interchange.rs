@@ -72,7 +72,7 @@ use syn::{BinOp, Block, Expr, ExprForLoop, Ident, Pat, ReturnType, Stmt, UnOp};
 use super::group_slice::bound_names;
 use super::item_syntax::{peel, query, rooted_in};
 use super::lane_check::{lane_checks, Indexed, LaneChecks};
-use super::lane_window::{step, windowed_body};
+use super::lane_window::{planned, step, windowed_body};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
@@ -552,6 +552,8 @@ impl<'a> Shape<'a> {
             }
             None => lanes_over(&body),
         };
+        // The loop with its windows checked once, where it can be.
+        let mut planned_loop = None;
         if let Some(LaneChecks {
             lets,
             checks,
@@ -594,9 +596,24 @@ impl<'a> Shape<'a> {
             };
             if let Some(windows) = windows {
                 let lanes = lanes_over(&windowed_body(&body, &windows));
-                lane_loop = step(&windows, width, check_lane, lanes, lane_loop);
+                lane_loop = step(&windows, width, &check_lane, &lanes, lane_loop);
+                planned_loop = planned(
+                    &windows,
+                    width,
+                    &check_lane,
+                    &lanes,
+                    &lane_loop,
+                    self.looped,
+                );
             }
         }
+        let looped = planned_loop.unwrap_or_else(|| {
+            quote! {
+                for #pat in #expr {
+                    #lane_loop
+                }
+            }
+        });
         Some(quote! {
             {
                 #handle.assume_inside();
@@ -616,9 +633,7 @@ impl<'a> Shape<'a> {
                     ),
                 );
                 #(#held)*
-                for #pat in #expr {
-                    #lane_loop
-                }
+                #looped
                 #suffix_loop
             }
         })

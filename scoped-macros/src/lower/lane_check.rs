@@ -27,7 +27,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::visit::Visit;
-use syn::{Block, Expr, Ident, Lit, Pat, Stmt, Type};
+use syn::{BinOp, Block, Expr, Ident, Lit, Pat, Stmt, Type};
 
 use super::item_syntax::{peel, query};
 
@@ -102,6 +102,9 @@ pub(super) struct LaneWindows {
     pub(super) reads: Vec<usize>,
     /// Every name the indexed reads may read, to find them again.
     pub(super) indexed: Vec<Ident>,
+    /// Whether every index is affine in the loop's value
+    /// (`WindowCandidate::affine`).
+    pub(super) affine: bool,
 }
 
 /// The checks of the reads in `body`, the body of an interchanged loop;
@@ -207,13 +210,20 @@ pub(super) struct WindowCandidate {
     pub(super) written: bool,
     pub(super) names: Vec<Ident>,
     pub(super) outer: Vec<Ident>,
+    /// Whether the index is the loop's value times a factor plus a term,
+    /// neither depending on the loop's value and the factor not on the
+    /// lane: its starts then step by one distance per iteration of a range.
+    pub(super) affine: bool,
 }
 
 /// An index term: its tokens (a `usize`), and whether its syntax makes
 /// it an integer (an operator, a literal, a cast, a query). For windows:
 /// whether it depends on the item (`lane`), whether each name it reads
 /// holds one value for the whole step at the read (`fixed`: bound once,
-/// not `mut`, a `let` before the read), and the names it reads.
+/// not `mut`, a `let` before the read), and the names it reads. For
+/// windows checked once per loop: its degree in the loop pattern's names
+/// (2 for any higher or unknown), and whether a factor of those names
+/// depends on the item (`lane_factor`).
 struct Term {
     tokens: TokenStream,
     integer: bool,
@@ -221,6 +231,8 @@ struct Term {
     fixed: bool,
     names: Vec<Ident>,
     outer: Vec<Ident>,
+    degree: u8,
+    lane_factor: bool,
 }
 
 impl Term {
@@ -233,6 +245,8 @@ impl Term {
             fixed: true,
             names: Vec::new(),
             outer: Vec::new(),
+            degree: 0,
+            lane_factor: false,
         }
     }
 }
@@ -285,6 +299,8 @@ impl Reads<'_> {
                     fixed: outer,
                     outer: vec![name.clone()],
                     names: vec![name],
+                    degree: if outer { 0 } else { 2 },
+                    lane_factor: false,
                 })
             }
             Expr::Path(_) => {
@@ -322,6 +338,8 @@ impl Reads<'_> {
                         Vec::new()
                     },
                     names: vec![name],
+                    degree: u8::from(pattern && !query && !outer),
+                    lane_factor: false,
                 })
             }
             Expr::Binary(b) if b.attrs.is_empty() => {
@@ -329,6 +347,21 @@ impl Reads<'_> {
                 let left = self.term(&b.left, depth)?;
                 let right = self.term(&b.right, depth)?;
                 let (l, r) = (&left.tokens, &right.tokens);
+                let product = matches!(b.op, BinOp::Mul(_));
+                let (degree, lane_factor) = if product {
+                    (
+                        (left.degree + right.degree).min(2),
+                        left.lane_factor
+                            || right.lane_factor
+                            || left.degree > 0 && right.lane
+                            || right.degree > 0 && left.lane,
+                    )
+                } else {
+                    (
+                        left.degree.max(right.degree),
+                        left.lane_factor || right.lane_factor,
+                    )
+                };
                 Some(Term {
                     tokens: quote_spanned!(mixed=> ::core::primitive::usize::#op(#l, #r)),
                     integer: true,
@@ -336,6 +369,8 @@ impl Reads<'_> {
                     fixed: left.fixed && right.fixed,
                     names: [left.names, right.names].concat(),
                     outer: [left.outer, right.outer].concat(),
+                    degree,
+                    lane_factor,
                 })
             }
             e => {
@@ -347,6 +382,8 @@ impl Reads<'_> {
                     fixed: true,
                     names: vec![self.item.clone()],
                     outer: Vec::new(),
+                    degree: 0,
+                    lane_factor: false,
                 })
             }
         }
@@ -389,6 +426,7 @@ impl<'ast> Visit<'ast> for Reads<'_> {
                             written: indexed.bound == Bound::ChunkWindow,
                             names: term.names,
                             outer: term.outer,
+                            affine: term.degree <= 1 && !term.lane_factor,
                         });
                     }
                 }

@@ -22,6 +22,16 @@
 //! on it. A `ChunkWindow` is windowed where the loop body
 //! names it once, in that read (its window is a `&mut`). At most eight
 //! windows a step.
+//!
+//! Where the loop's iterator is a range (with `rev`, `step_by`, `skip`,
+//! `take`), its pattern a name or `_`, and every window's index affine in
+//! that name with a factor that does not depend on the item (`k * S +
+//! lane`, not `k * k` or `k * lane`), the windows are checked once for
+//! the whole loop (`__private::WindowPlan`, [`planned`]): from the first
+//! two iterations' starts and the number of iterations, each window must
+//! fit at the first and the last. The iterations the plan covers take
+//! their windows from it with no check; the rest (all of them, if the
+//! plan failed) run the steps above.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
@@ -68,6 +78,7 @@ pub(super) fn windows(
         targets: kept.iter().map(|c| (c.target.clone(), c.written)).collect(),
         reads: kept.iter().map(|c| c.read).collect(),
         indexed: indexed.to_vec(),
+        affine: kept.iter().all(|c| c.affine),
     })
 }
 
@@ -78,8 +89,8 @@ pub(super) fn windows(
 pub(super) fn step(
     windows: &LaneWindows,
     width: &TokenStream,
-    check_lane: TokenStream,
-    lanes: TokenStream,
+    check_lane: &TokenStream,
+    lanes: &TokenStream,
     checked: TokenStream,
 ) -> TokenStream {
     let mixed = Span::mixed_site();
@@ -89,23 +100,8 @@ pub(super) fn step(
     let width = quote!({ #width });
     let names: Vec<Ident> = (0..windows.indices.len()).map(window_name).collect();
     let indices = &windows.indices;
-    let places = windows
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(n, (target, written))| {
-            let n = syn::Index::from(n);
-            let source = if *written {
-                quote!(&mut #target)
-            } else {
-                quote!(#target)
-            };
-            quote!(::scoped::__private::lane_window::<#width, _>(#source, #first[#n]))
-        });
-    let call = match names.len() {
-        1 => format_ident!("with_windows"),
-        n => format_ident!("with_windows_{}", n),
-    };
+    let places = places(windows, &width, &first);
+    let call = with_windows(names.len());
     quote! {
         let #taken = match ::scoped::__private::consecutive::<#width, _>(
             #[inline(always)]
@@ -135,6 +131,125 @@ pub(super) fn step(
             // (one per lane, not a vector load).
             ::core::hint::black_box(());
         }
+    }
+}
+
+/// The loop `for pat in iter { per_step }` with its windows checked once
+/// (`__private::WindowPlan`), where every window's index is affine in the
+/// loop's value (`LaneWindows::affine`), `iter` is a range stepping by a
+/// fixed distance and `pat` a name or `_`: the iterations the plan covers
+/// run `lanes` (the lane loop over the windowed body) with the plan's
+/// windows, any other its own checks (`per_step`, from [`step`]).
+/// `check_lane` as for [`step`]. `None` for any other loop.
+pub(super) fn planned(
+    windows: &LaneWindows,
+    width: &TokenStream,
+    check_lane: &TokenStream,
+    lanes: &TokenStream,
+    per_step: &TokenStream,
+    looped: &syn::ExprForLoop,
+) -> Option<TokenStream> {
+    let plain_pattern = match &*looped.pat {
+        syn::Pat::Ident(p) => p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none(),
+        syn::Pat::Wild(_) => true,
+        _ => false,
+    };
+    if !windows.affine || !plain_pattern || !arithmetic_iter(&looped.expr) {
+        return None;
+    }
+    let mixed = Span::mixed_site();
+    let lane = Ident::new("__scoped_lane", mixed);
+    let iter = Ident::new("__scoped_iter", mixed);
+    let value = Ident::new("__scoped_value", mixed);
+    let plan = Ident::new("__scoped_plan", mixed);
+    let width = quote!({ #width });
+    let names: Vec<Ident> = (0..windows.indices.len()).map(window_name).collect();
+    let indices = &windows.indices;
+    let sources = windows
+        .targets
+        .iter()
+        .map(|(target, written)| source(target, *written));
+    let call = with_windows(names.len());
+    let (pat, expr) = (&looped.pat, &looped.expr);
+    Some(quote! {
+        let mut #iter = ::core::iter::IntoIterator::into_iter(#expr);
+        {
+            let mut #plan = ::scoped::__private::WindowPlan::<_, #width, _>::new(
+                &#iter,
+                (#(#sources,)*),
+                #[inline(always)]
+                |#value| {
+                    #[allow(unused_variables)]
+                    let #pat = #value;
+                    ::scoped::__private::consecutive::<#width, _>(
+                        #[inline(always)]
+                        |#lane: usize| {
+                            #check_lane
+                            [#(#indices),*]
+                        },
+                    )
+                },
+            );
+            while let ::core::option::Option::Some((#pat, (#(#names,)*))) =
+                #plan.next_step(&mut #iter)
+            {
+                ::scoped::__private::#call(#(#names,)* #[inline(always)] |#(#names),*| {
+                    #lanes
+                })
+            }
+        }
+        for #pat in #iter {
+            #per_step
+        }
+    })
+}
+
+/// Whether `expr` is a range, or one with `.rev()`, `.step_by(n)`,
+/// `.skip(n)` or `.take(n)`: values stepping by one distance.
+fn arithmetic_iter(expr: &Expr) -> bool {
+    match peel(expr) {
+        Expr::Range(range) => range.start.is_some() && range.end.is_some(),
+        Expr::MethodCall(call) if call.turbofish.is_none() => {
+            let method = call.method.to_string();
+            let known = match call.args.len() {
+                0 => method == "rev",
+                1 => ["step_by", "skip", "take"].contains(&method.as_str()),
+                _ => false,
+            };
+            known && arithmetic_iter(&call.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// A window's source: the slice, or the `ChunkWindow` borrowed `&mut`.
+fn source(target: &Ident, written: bool) -> TokenStream {
+    if written {
+        quote!(&mut #target)
+    } else {
+        quote!(#target)
+    }
+}
+
+/// Each window, taken at its start `first[n]`.
+fn places(windows: &LaneWindows, width: &TokenStream, first: &Ident) -> Vec<TokenStream> {
+    windows
+        .targets
+        .iter()
+        .enumerate()
+        .map(|(n, (target, written))| {
+            let n = syn::Index::from(n);
+            let source = source(target, *written);
+            quote!(::scoped::__private::lane_window::<#width, _>(#source, #first[#n]))
+        })
+        .collect()
+}
+
+/// The function handing `count` windows to the lanes.
+fn with_windows(count: usize) -> Ident {
+    match count {
+        1 => format_ident!("with_windows"),
+        n => format_ident!("with_windows_{}", n),
     }
 }
 
@@ -323,6 +438,57 @@ mod tests {
         ] {
             assert_eq!(windows(closure), expected, "{closure}");
         }
+    }
+
+    /// Whether the lowering checks the windows once for the whole loop.
+    fn planned(closure: &str) -> bool {
+        let (inv, group) = crate::lower::distribute_items_on_g(closure);
+        let indexed = [Indexed::slice(&format_ident!("x"))];
+        let out = crate::lower::interchange::distribute_items(&inv, &group, &indexed)
+            .unwrap_or_else(|| panic!("not interchanged: {closure}"))
+            .to_string();
+        out.contains("WindowPlan")
+    }
+
+    #[test]
+    fn windows_stepping_by_a_fixed_distance_are_checked_once_per_loop() {
+        let body = |iter: &str, index: &str| {
+            format!(
+                "|idx| {{ let l = idx.innermost_local_id_dim(1); let mut s = 0.0; \
+                 for k in {iter} {{ s += x[{index}]; }} o[idx] = s; }}"
+            )
+        };
+        for iter in [
+            "0..n",
+            "a..=b",
+            "(0..n).rev()",
+            "(1..n).step_by(3).skip(1).take(t)",
+        ] {
+            for index in [
+                "k * S + l",
+                "(k - 1) * w * 2 + l + o",
+                "l",
+                "S * (k + 2) + l",
+            ] {
+                assert!(planned(&body(iter, index)), "{iter}: {index}");
+            }
+        }
+        // Not a range stepping by one distance, or an index not affine
+        // in `k` with a factor the same for every lane.
+        for (iter, index) in [
+            ("tile.iter()", "k * S + l"),
+            ("(0..n).zip(0..m)", "l"),
+            ("0..", "k + l"),
+            ("0..n", "k * k + l"),
+            ("0..n", "k * (l + 1)"),
+            ("0..n", "k * l + l"),
+        ] {
+            assert!(!planned(&body(iter, index)), "{iter}: {index}");
+        }
+        // A pattern that is not a plain name.
+        let closure = "|idx| { let l = idx.innermost_local_id_dim(1); let mut s = 0.0; \
+            for (k) in 0..n { s += x[k * S + l]; } o[idx] = s; }";
+        assert!(!planned(closure));
     }
 
     #[test]

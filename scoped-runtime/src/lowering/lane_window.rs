@@ -20,41 +20,90 @@ use crate::outputs::ChunkWindow;
 pub trait LaneWindow<'a, const W: usize> {
     /// `&[T; W]` or `&mut [T; W]`.
     type Window;
+    /// The starts whose windows lie inside.
+    fn __bound(&self) -> WindowBound;
     /// The `W` elements from `start` on, if they all lie inside.
     fn __lane_window(self, start: usize) -> Option<Self::Window>;
 }
 
-/// Whether the `W` elements from `start` on lie in `len` elements: one
-/// comparison against a bound the same for every step, which the
-/// optimiser computes once per loop. (`get(start..)?.first_chunk()`
-/// compared twice a step; with four windows a step, the step's checks
-/// took more instructions than its lanes.)
-#[inline(always)]
-fn fits<const W: usize>(start: usize, len: usize) -> bool {
-    const { assert!(W > 0) };
-    start < len.saturating_sub(W - 1)
+/// The starts whose `W` elements lie in a slice or a `ChunkWindow`:
+/// `start - origin < limit` in wrapping arithmetic. One comparison against
+/// a bound the same for every step, which the optimiser computes once per
+/// loop. (`get(start..)?.first_chunk()` compared twice a step; with four
+/// windows a step, the step's checks took more instructions than its
+/// lanes.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowBound {
+    origin: usize,
+    limit: usize,
+}
+
+impl WindowBound {
+    /// The bound of `W`-element windows in `len` elements, index `origin`
+    /// the first.
+    #[inline(always)]
+    fn new<const W: usize>(origin: usize, len: usize) -> Self {
+        const { assert!(W > 0) };
+        Self {
+            origin,
+            limit: len.saturating_sub(W - 1),
+        }
+    }
+
+    /// Whether the window from `start` on lies inside: then `start -
+    /// origin + W` is at most the length.
+    #[inline(always)]
+    fn fits(self, start: usize) -> bool {
+        start.wrapping_sub(self.origin) < self.limit
+    }
+
+    /// Whether the windows at `start + t * step` (wrapping) all lie
+    /// inside, for every `t` below `steps`: the starts less `origin` run
+    /// from the first to the last in a straight line, so both ends lying
+    /// in `0..limit` puts every start there.
+    pub(crate) fn fits_all(self, start: usize, step: usize, steps: usize) -> bool {
+        let Some(last) = steps.checked_sub(1) else {
+            return true;
+        };
+        let first = start.wrapping_sub(self.origin) as i128;
+        // `step` as a signed distance: a loop may run backwards.
+        let end = first + last as i128 * (step as isize as i128);
+        let inside = 0..self.limit as i128;
+        inside.contains(&first) && inside.contains(&end)
+    }
 }
 
 impl<'a, T, const W: usize> LaneWindow<'a, W> for &'a [T] {
     type Window = &'a [T; W];
     #[inline(always)]
+    fn __bound(&self) -> WindowBound {
+        WindowBound::new::<W>(0, self.len())
+    }
+    #[inline(always)]
     fn __lane_window(self, start: usize) -> Option<&'a [T; W]> {
-        // SAFETY: `fits` holds, so `start + W <= len` (W >= 1): the `W`
+        // SAFETY: the bound holds, so `start + W <= len` (W >= 1): the `W`
         // elements from `start` on lie inside the slice, and an array of
         // `W` `T`s has the layout of `W` consecutive `T`s.
-        fits::<W>(start, self.len()).then(|| unsafe { &*self.as_ptr().add(start).cast::<[T; W]>() })
+        LaneWindow::<W>::__bound(&self)
+            .fits(start)
+            .then(|| unsafe { &*self.as_ptr().add(start).cast::<[T; W]>() })
     }
 }
 
 impl<'a, 'w, T, const W: usize> LaneWindow<'a, W> for &'a mut ChunkWindow<'w, T> {
     type Window = &'a mut [T; W];
     #[inline(always)]
+    fn __bound(&self) -> WindowBound {
+        WindowBound::new::<W>(self.start(), self.len())
+    }
+    #[inline(always)]
     fn __lane_window(self, start: usize) -> Option<&'a mut [T; W]> {
+        let fits = LaneWindow::<W>::__bound(&self).fits(start);
         let offset = start.wrapping_sub(self.start());
         let chunk = self.as_mut_slice();
-        // SAFETY: as for slices; the array borrows `chunk` mutably for 'a.
-        fits::<W>(offset, chunk.len())
-            .then(|| unsafe { &mut *chunk.as_mut_ptr().add(offset).cast::<[T; W]>() })
+        // SAFETY: as for slices (`len` is the chunk's length); the array
+        // borrows `chunk` mutably for 'a.
+        fits.then(|| unsafe { &mut *chunk.as_mut_ptr().add(offset).cast::<[T; W]>() })
     }
 }
 
@@ -101,6 +150,10 @@ mod tests {
         assert_eq!(lane_window::<4, _>(&v[..], 6), Some(&[6, 7, 8, 9]));
         assert_eq!(lane_window::<4, _>(&v[..], 7), None);
         assert_eq!(lane_window::<4, _>(&v[..], usize::MAX), None);
+    }
+
+    fn fits<const W: usize>(start: usize, len: usize) -> bool {
+        WindowBound::new::<W>(0, len).fits(start)
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! * [`same_group`]: whether the windows an item loop indexes by item
 //!   are its group's, the condition of a loop copy where their checks fold;
 //! * [`lane_window`]: the windows an interchanged loop's step reads
-//!   its lanes through;
+//!   its lanes through, and [`window_plan`]: their checks made once for
+//!   a loop whose windows step by a fixed distance;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -35,6 +36,7 @@ pub(crate) mod loops;
 pub(crate) mod read_only;
 pub(crate) mod same_group;
 pub(crate) mod stride_nest;
+pub(crate) mod window_plan;
 
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;
