@@ -94,22 +94,15 @@ pub(super) fn step(
     checked: TokenStream,
 ) -> TokenStream {
     let mixed = Span::mixed_site();
-    let lane = Ident::new("__scoped_lane", mixed);
     let first = Ident::new("__scoped_first", mixed);
     let taken = Ident::new("__scoped_windows", mixed);
     let width = quote!({ #width });
-    let names: Vec<Ident> = (0..windows.indices.len()).map(window_name).collect();
-    let indices = &windows.indices;
+    let names = window_names(windows);
     let places = places(windows, &width, &first);
-    let call = with_windows(names.len());
+    let starts = starts(windows, &width, check_lane);
+    let run = run_lanes(&names, lanes);
     quote! {
-        let #taken = match ::scoped::__private::consecutive::<#width, _>(
-            #[inline(always)]
-            |#lane: usize| {
-                #check_lane
-                [#(#indices),*]
-            },
-        ) {
+        let #taken = match #starts {
             ::core::option::Option::Some(#first) => match (#(#places,)*) {
                 (#(::core::option::Option::Some(#names),)*) => {
                     ::core::option::Option::Some((#(#names,)*))
@@ -120,9 +113,7 @@ pub(super) fn step(
             ::core::option::Option::None => ::core::option::Option::None,
         };
         if let ::core::option::Option::Some((#(#names,)*)) = #taken {
-            ::scoped::__private::#call(#(#names,)* #[inline(always)] |#(#names),*| {
-                #lanes
-            })
+            #run
         } else {
             #checked
             // An opaque call at the end, so that the optimiser does not
@@ -158,18 +149,17 @@ pub(super) fn planned(
         return None;
     }
     let mixed = Span::mixed_site();
-    let lane = Ident::new("__scoped_lane", mixed);
     let iter = Ident::new("__scoped_iter", mixed);
     let value = Ident::new("__scoped_value", mixed);
     let plan = Ident::new("__scoped_plan", mixed);
     let width = quote!({ #width });
-    let names: Vec<Ident> = (0..windows.indices.len()).map(window_name).collect();
-    let indices = &windows.indices;
+    let names = window_names(windows);
     let sources = windows
         .targets
         .iter()
         .map(|(target, written)| source(target, *written));
-    let call = with_windows(names.len());
+    let starts = starts(windows, &width, check_lane);
+    let run = run_lanes(&names, lanes);
     let (pat, expr) = (&looped.pat, &looped.expr);
     Some(quote! {
         let mut #iter = ::core::iter::IntoIterator::into_iter(#expr);
@@ -181,21 +171,13 @@ pub(super) fn planned(
                 |#value| {
                     #[allow(unused_variables)]
                     let #pat = #value;
-                    ::scoped::__private::consecutive::<#width, _>(
-                        #[inline(always)]
-                        |#lane: usize| {
-                            #check_lane
-                            [#(#indices),*]
-                        },
-                    )
+                    #starts
                 },
             );
             while let ::core::option::Option::Some((#pat, (#(#names,)*))) =
                 #plan.next_step(&mut #iter)
             {
-                ::scoped::__private::#call(#(#names,)* #[inline(always)] |#(#names),*| {
-                    #lanes
-                })
+                #run
             }
         }
         for #pat in #iter {
@@ -245,11 +227,37 @@ fn places(windows: &LaneWindows, width: &TokenStream, first: &Ident) -> Vec<Toke
         .collect()
 }
 
-/// The function handing `count` windows to the lanes.
-fn with_windows(count: usize) -> Ident {
-    match count {
+/// The names the windows are bound to, one per index.
+fn window_names(windows: &LaneWindows) -> Vec<Ident> {
+    (0..windows.indices.len()).map(window_name).collect()
+}
+
+/// The step's window starts, `Some` if every read's lanes are
+/// consecutive: each lane's item made by `check_lane`, then its indices.
+fn starts(windows: &LaneWindows, width: &TokenStream, check_lane: &TokenStream) -> TokenStream {
+    let lane = Ident::new("__scoped_lane", Span::mixed_site());
+    let indices = &windows.indices;
+    quote! {
+        ::scoped::__private::consecutive::<#width, _>(
+            #[inline(always)]
+            |#lane: usize| {
+                #check_lane
+                [#(#indices),*]
+            },
+        )
+    }
+}
+
+/// `lanes` run with the windows bound to `names`.
+fn run_lanes(names: &[Ident], lanes: &TokenStream) -> TokenStream {
+    let call = match names.len() {
         1 => format_ident!("with_windows"),
         n => format_ident!("with_windows_{}", n),
+    };
+    quote! {
+        ::scoped::__private::#call(#(#names,)* #[inline(always)] |#(#names),*| {
+            #lanes
+        })
     }
 }
 
