@@ -614,6 +614,30 @@ impl<'a> Shape<'a> {
                 }
             }
         });
+        // The statements before the loop, item by item; a pair's steps
+        // each in a loop of their own, so that each vectorises.
+        let prefix_lanes = match split {
+            None => quote! {
+                ::scoped::__private::lane_array::<_, { #width }>(
+                    #[inline(always)]
+                    |#lane| {
+                        let #item = #handle.item(#lane);
+                        #(#prefix)*
+                        #kept
+                    },
+                )
+            },
+            Some(half) => quote! {
+                ::scoped::__private::pair_lane_array::<_, { #width }, { #half }, _>(
+                    &#handle,
+                    #[inline(always)]
+                    |#item| {
+                        #(#prefix)*
+                        #kept
+                    },
+                )
+            },
+        };
         Some(quote! {
             {
                 #handle.assume_inside();
@@ -622,16 +646,7 @@ impl<'a> Shape<'a> {
                 // are made from their lane where used, never kept
                 // in an array (which went through memory).
                 #[allow(unused_mut, unused_variables)]
-                let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
-                    ::scoped::__private::lane_array::<_, { #width }>(
-                        #[inline(always)]
-                        |#lane| {
-                            let #item = #handle.item(#lane);
-                            #(#prefix)*
-                            #kept
-                        },
-                    ),
-                );
+                let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(#prefix_lanes);
                 #(#held)*
                 #looped
                 #suffix_loop
