@@ -26,7 +26,7 @@
 //!   a second launch of one group of 256 items (one per bin) adds the table
 //!   up, row by row, every row across the lanes. The input is an
 //!   [`ItemsRef`] (no per-item bounds check); the merge keeps its sums in a
-//!   local array indexed by local id (the group size stated at entry), so
+//!   local array indexed by local id (the group size required), so
 //!   each row is one vectorised item loop.
 //!
 //!   Why groups this large: the counting loop is the peer's, instruction
@@ -103,10 +103,9 @@ fn count_groups(
     });
 }
 
-#[kernel]
+/// One item per bin.
+#[kernel(group_size = 256)]
 fn merge(group: WorkGroup<1>, partial: &[u32], mut histogram: ItemsWindow<'_, u32>) {
-    // One item per bin.
-    assert_eq!(group.logical_local_range_dim(0), BINS);
     memory_environment!(group, require_local_mem::<[u32; BINS]>(), |total| {
         for row in partial.chunks_exact(BINS) {
             distribute_items!(group, |idx| {

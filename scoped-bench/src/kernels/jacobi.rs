@@ -178,16 +178,14 @@ fn jacobi_band<const W: usize, const W2: usize>(
     });
 }
 
-#[kernel]
+// The group shape required: every tile index below is then provably in
+// bounds.
+#[kernel(group_size = [16, 128])]
 fn jacobi_tiles(
     group: WorkGroup<2>,
     n: usize,
     (old, mut new): (ItemsRefWindow<'_, f32, 2>, ItemsWindow<'_, f32, 2>),
 ) {
-    // The group shape, told to the optimiser: every tile index below is
-    // then provably in bounds.
-    assert_eq!(group.logical_local_range_dim(0), TILE_ROWS);
-    assert_eq!(group.logical_local_range_dim(1), TILE_COLS);
     memory_environment!(group, require_local_mem::<HaloTile>(), |tile| {
         let row0 = group.group_id_dim(0) * TILE_ROWS;
         let col0 = group.group_id_dim(1) * TILE_COLS;

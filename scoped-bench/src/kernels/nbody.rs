@@ -25,7 +25,7 @@
 //!   (8 bodies per instruction, `vsqrtps`/`vdivps` included): the item
 //!   positions are [`ItemsRef`] inputs, read without per-item checks, the
 //!   accumulators three local-memory arrays indexed by local id, provably
-//!   in bounds once the kernel states its group size.
+//!   in bounds since the kernel requires its group size.
 //! * `scoped`, sub-groups: the same, each block handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around a lone `distribute_items!`,
 //!   lowered to the same item loop, so the sub-group form costs nothing).
@@ -149,12 +149,11 @@ fn load_tile<const S: usize>(
 /// The GPU Gems 3 form, ported unchanged: after each tile load, one
 /// `distribute_items!` in which every item walks the whole tile, its sums
 /// item locals (carried across tiles in private memory).
-#[kernel]
+#[kernel(group_size = 256)]
 fn nbody_items(
     group: WorkGroup<1>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     let n = x.as_slice().len();
     memory_environment!(
         group,
@@ -186,12 +185,11 @@ fn nbody_items(
     );
 }
 
-#[kernel]
+#[kernel(group_size = 256)]
 fn nbody_tiled(
     group: WorkGroup<1>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     let n = x.as_slice().len();
     memory_environment!(
         group,
@@ -229,12 +227,11 @@ fn nbody_tiled(
     );
 }
 
-#[kernel]
+#[kernel(group_size = 256)]
 fn nbody_sub_groups<const S: usize>(
     group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     let n = x.as_slice().len();
     memory_environment!(
         group,
@@ -276,12 +273,11 @@ fn nbody_sub_groups<const S: usize>(
     );
 }
 
-#[kernel]
+#[kernel(group_size = 256)]
 fn nbody_private<const S: usize>(
     group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
 ) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     let n = x.as_slice().len();
     memory_environment!(
         group,

@@ -17,7 +17,7 @@
 //! * `scoped`, sub-groups: pass 1 scans sub-group by sub-group, each with
 //!   `joint_inclusive_scan_with_init` over its elements, starting from the
 //!   total of the sub-groups before it; pass 3 adds the carry sub-group by
-//!   sub-group. With the group size stated at entry every sub-group is
+//!   sub-group. With the group size required every sub-group is
 //!   full. The scan pass asks for sub-groups of 32 items, four AVX2
 //!   vectors (`WorkGroup<1, 32>`): the four are scanned in-register
 //!   independently of each other and of the carry, which then costs one
@@ -61,21 +61,19 @@ type ScanArgs<'a> = (
     ChunkWindow<'a, i32>,
 );
 
-#[kernel]
+#[kernel(group_size = 4096)]
 fn scan_groups_flat(group: WorkGroup<1>, (input, mut out, mut totals): ScanArgs<'_>) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     joint_inclusive_scan(group, input.group_slice(), out.as_mut_slice(), plus());
     single_item!(group, || {
         totals[group.group_linear_id()] = out.as_slice()[GROUP_SIZE - 1];
     });
 }
 
-#[kernel]
+#[kernel(group_size = 4096)]
 fn scan_groups_sub_groups<const S: usize>(
     group: WorkGroup<1, S>,
     (input, mut out, mut totals): ScanArgs<'_>,
 ) {
-    assert_eq!(group.logical_local_range_dim(0), GROUP_SIZE);
     let (src, dst) = (input.group_slice(), out.as_mut_slice());
     // The running total of the sub-groups before this one.
     let mut carry = 0;
