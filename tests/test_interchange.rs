@@ -684,6 +684,50 @@ fn matmul_required(
     );
 }
 
+/// [`matmul_required`] with the sums in a local tile, read into the `k`
+/// loop's local variable at `[r][col]` and stored back after it: the
+/// statements before the loop read local memory by both ids (pairs of
+/// steps run each step's lanes in a loop of its own).
+#[kernel(group_size = [3, 16])]
+fn matmul_required_local_sums(
+    group: WorkGroup<2>,
+    (a, b, k_len): (&[f32], &[f32], usize),
+    mut c: ItemsWindow<'_, f32, 2>,
+) {
+    let columns = 16 * group.group_range_dim(1);
+    memory_environment!(
+        group,
+        require_local_mem::<[[f32; TILE_K]; 3]>(),
+        require_local_mem::<[[f32; 16]; TILE_K]>(),
+        require_local_mem::<[[f32; 16]; 3]>(),
+        |a_tile, b_tile, sum| {
+            for k0 in (0..k_len).step_by(TILE_K) {
+                single_item!(group, || {
+                    let (i0, j0) = (group.group_id_dim(0) * 3, group.group_id_dim(1) * 16);
+                    for (r, row) in a_tile.iter_mut().enumerate() {
+                        row.copy_from_slice(&a[(i0 + r) * k_len + k0..][..TILE_K]);
+                    }
+                    for (k, row) in b_tile.iter_mut().enumerate() {
+                        row.copy_from_slice(&b[(k0 + k) * columns + j0..][..16]);
+                    }
+                });
+                group_barrier(group);
+                distribute_items_and_wait!(group, |idx| {
+                    let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+                    let mut s = sum[r][col];
+                    for k in 0..TILE_K {
+                        s = a_tile[r][k].mul_add(b_tile[k][col], s);
+                    }
+                    sum[r][col] = s;
+                });
+            }
+            distribute_items!(group, |idx| {
+                c[idx] = sum[idx.local_id_dim(&group, 0)][idx.local_id_dim(&group, 1)]
+            });
+        }
+    );
+}
+
 #[test]
 fn required_size_matrix_product_is_bit_for_bit_the_serial_one() {
     let (groups, size) = ([2, 2], [3, 16]);
@@ -694,11 +738,19 @@ fn required_size_matrix_product_is_bit_for_bit_the_serial_one() {
     let b: Vec<f32> = (0..k_len * columns)
         .map(|v| (v % 11) as f32 / 7.0 - 0.5)
         .collect();
-    let mut c = vec![f32::NAN; rows * columns];
-    Queue::with_threads(2)
-        .unwrap()
+    let queue = Queue::with_threads(2).unwrap();
+    let (mut c, mut local) = (
+        vec![f32::NAN; rows * columns],
+        vec![f32::NAN; rows * columns],
+    );
+    queue
         .parallel_with(groups, size, ItemsMut::new(&mut c), |g, c| {
             matmul_required(g, (&a, &b, k_len), c)
+        })
+        .unwrap();
+    queue
+        .parallel_with(groups, size, ItemsMut::new(&mut local), |g, c| {
+            matmul_required_local_sums(g, (&a, &b, k_len), c)
         })
         .unwrap();
     for r in 0..rows {
@@ -709,6 +761,8 @@ fn required_size_matrix_product_is_bit_for_bit_the_serial_one() {
             }
             let got = c[r * columns + col];
             assert_eq!(got.to_bits(), want.to_bits(), "({r}, {col})");
+            let got = local[r * columns + col];
+            assert_eq!(got.to_bits(), want.to_bits(), "local sums ({r}, {col})");
         }
     }
 }

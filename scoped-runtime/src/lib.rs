@@ -102,8 +102,8 @@ pub mod __private {
     };
     pub use crate::lowering::interchange::{
         distribute_items_interchanged, distribute_items_interchanged_wide, held_lanes, lane_array,
-        ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk, INTERCHANGE_LANES,
-        INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
+        pair_lane_array, ItemChunk, ItemLanePair, ItemLanes, Rezip, Unzip, WideItemChunk,
+        INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{
         distribute_items_copied, CopyItems, GroupItems, ItemCopy, ItemCopyPlace, LocalSlice,

@@ -28,11 +28,9 @@
 //!   longer.
 //!
 //! The other two variants copy the tiles row by row with
-//! `async_work_group_copy` and state the group shape once at entry, one
-//! `assert_eq!` per dimension (one on the whole `Range` compiles to a
-//! single vector compare from which the optimiser learns nothing per
-//! dimension), so item loops have constant trip counts and every tile
-//! index is provably in bounds.
+//! `async_work_group_copy`; their group size is required too, so item
+//! loops have constant trip counts and every tile index is provably in
+//! bounds.
 //!
 //! * `scoped`, rows: each row of the group is a sub-group
 //!   (`WorkGroup<2, 16>`: sub-groups of 16 items, two AVX2 vectors) that
@@ -44,26 +42,14 @@
 //!   `B`'s tile in registers and the rest read from local memory. Between
 //!   tile steps the sums wait in the work group's private memory.
 //! * `scoped`, tiled: the `k` loop inside the item body, the sums in a
-//!   local-memory tile. The item loop over a row is vectorised across
-//!   columns (16 broadcasts of `A`'s elements and 32 FMAs per row), but
-//!   the optimiser hoists all 32 vectors of `B`'s tile out of the loop
-//!   over rows, more than the 16 registers, spills them to the stack and
-//!   reads every FMA operand from there, keeping the 16 broadcasts in
-//!   registers instead: ~52 loads per row against ~41 in the peer and
-//!   the rows form. It ran at 1.07–1.29× the peer, the rows form at
-//!   0.88–0.94× (against a peer whose tiles were not aligned). Its tiles
-//!   and spill slots must be aligned to 32 bytes or more: unaligned, half
-//!   of the vector loads straddle cache lines and the form took 17–20%
-//!   more time at AVX2 (local memory is aligned to 64 bytes for this).
-//!   The gap is wider at 2 threads (1.16–1.24×, against 1.07–1.08× at 1
-//!   in the same runs). No time goes to rayon's stealing
-//!   or sleeping (`perf`); what this 2-core machine shows is that a loop
-//!   of L1 loads runs 0–10% slower on both cores at once than on one (a
-//!   loop of FMAs 0–4%), which would cost this form, with its extra loads,
-//!   more than the peer. Whether that is all of it is not known.
-//!   Putting `k` outside (`for k { distribute_items!(…) }`) keeps 32
-//!   vectors of sums live across `k` and spills more (~1.6× the
-//!   instructions of this form); copying the tiles with
+//!   local-memory tile read before the loop and stored after it, the
+//!   group size required. The `k` loop runs interchanged as in the GPU
+//!   form, the sums' reads and stores a row of lanes at a time (AMD EPYC
+//!   Zen 4, quick size, 1 thread: 1.01× at AVX2, 1.06× at AVX-512; with
+//!   the shape stated by `assert_eq!` and the loop inside the item,
+//!   1.16–1.26×, the 32 vectors of `B`'s tile spilled). Putting `k`
+//!   outside (`for k { distribute_items!(…) }`) keeps 32 vectors of sums
+//!   live across `k` and spills more; copying the tiles with
 //!   `distribute_items!` reads `A` and `B` through slice indexes checked
 //!   per element (~2.5× the instructions of the row copies).
 //! * peer: the same algorithm with rayon and slices: `par_chunks_mut` over
@@ -137,7 +123,7 @@ fn matmul_gpu(group: WorkGroup<2>, a: &[f32], b: &[f32], n: usize, mut c: ItemsW
     );
 }
 
-#[kernel]
+#[kernel(group_size = [16, 16])]
 fn matmul_tiled(
     group: WorkGroup<2>,
     a: &[f32],
@@ -145,9 +131,6 @@ fn matmul_tiled(
     n: usize,
     mut c: ItemsWindow<'_, f32, 2>,
 ) {
-    // The group shape, told to the optimiser: item loops of 16 × 16.
-    assert_eq!(group.logical_local_range_dim(0), TILE);
-    assert_eq!(group.logical_local_range_dim(1), TILE);
     memory_environment!(
         group,
         require_local_mem::<Tile>(),
@@ -172,7 +155,7 @@ fn matmul_tiled(
     );
 }
 
-#[kernel]
+#[kernel(group_size = [16, 16])]
 fn matmul_rows(
     group: WorkGroup<2, TILE>,
     a: &[f32],
@@ -180,9 +163,6 @@ fn matmul_rows(
     n: usize,
     mut c: ItemsWindow<'_, f32, 2>,
 ) {
-    // The group shape, told to the optimiser: item loops of 16 × 16.
-    assert_eq!(group.logical_local_range_dim(0), TILE);
-    assert_eq!(group.logical_local_range_dim(1), TILE);
     memory_environment!(
         group,
         require_local_mem::<Tile>(),

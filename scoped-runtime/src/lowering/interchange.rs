@@ -374,6 +374,39 @@ pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
     }
 }
 
+/// [`lane_array`] for the lanes of a pair of steps, `f` called with each
+/// lane's item: the first step's `V` lanes, then the second's, each run
+/// as a loop of its own. Through [`ItemLanePair::item`], one loop over all
+/// `2 V` lanes chose the step lane by lane and stayed scalar (a tiled
+/// matrix multiply's sums read from a local tile before its `k` loop).
+///
+/// # Panics
+/// If `W != 2 V`.
+#[inline(always)]
+pub fn pair_lane_array<T, const W: usize, const V: usize, const D: usize>(
+    pair: &ItemLanePair<V, D>,
+    mut f: impl FnMut(SItem<D>) -> T,
+) -> [T; W] {
+    assert_eq!(W, 2 * V, "a pair of steps of {V} lanes has {} lanes", 2 * V);
+    let mut lanes = [const { MaybeUninit::<T>::uninit() }; W];
+    // Indices, as in `lane_array`.
+    #[allow(clippy::needless_range_loop)]
+    for lane in 0..V {
+        lanes[lane].write(f(pair.first.item(lane)));
+    }
+    #[allow(clippy::needless_range_loop)]
+    for lane in 0..V {
+        lanes[V + lane].write(f(pair.second.item(lane)));
+    }
+    // SAFETY: the loops wrote all `2 V == W` slots; the rest as in
+    // `lane_array`.
+    unsafe {
+        (&lanes as *const [MaybeUninit<T>; W])
+            .cast::<[T; W]>()
+            .read()
+    }
+}
+
 /// `lanes`, unchanged, read back from memory: the lanes of a binding the
 /// interchanged loop only reads, which the loop then loads as whole
 /// vectors. Kept as values, they were the results of the statements
@@ -499,6 +532,42 @@ mod tests {
         assert_eq!(std::rc::Rc::strong_count(&shared), 3);
         let none: [u8; 0] = lane_array(|_| unreachable!());
         assert_eq!(none, []);
+    }
+
+    #[test]
+    fn pair_lane_arrays_run_the_first_step_then_the_second() {
+        use crate::id::Id;
+        let tag = crate::tag::LaunchTags::reserve(1).unwrap().group(0);
+        // Rows 1 and 2 of a group of 3 × 8 items, lanes from column 2.
+        let row = |r: usize| {
+            let id = Id::new([r, 2]);
+            let range = Range::new([3, 8]);
+            ItemLanes::<4, 2>::new(SItem::new(id, range, id, range, id, tag), range)
+        };
+        let pair = ItemLanePair {
+            first: row(1),
+            second: row(2),
+        };
+        let mut calls = Vec::new();
+        let lanes: [(usize, usize); 8] = pair_lane_array(&pair, |item| {
+            let id = item.work_group_local_id();
+            calls.push((id[0], id[1]));
+            (id[0], id[1])
+        });
+        let want = [
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (2, 5),
+        ];
+        assert_eq!(lanes, want);
+        assert_eq!(calls, want);
+        let wrong = std::panic::catch_unwind(|| pair_lane_array::<u8, 6, 4, 2>(&pair, |_| 0));
+        assert!(wrong.is_err());
     }
 
     #[test]

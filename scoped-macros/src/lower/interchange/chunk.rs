@@ -298,6 +298,30 @@ impl Shape<'_> {
                 }
             }
         });
+        // The statements before the loop, item by item; a pair's steps
+        // each in a loop of their own, so that each vectorises.
+        let prefix_lanes = match split {
+            None => quote! {
+                ::scoped::__private::lane_array::<_, { #width }>(
+                    #[inline(always)]
+                    |#lane| {
+                        let #item = #handle.item(#lane);
+                        #(#prefix)*
+                        #kept
+                    },
+                )
+            },
+            Some(half) => quote! {
+                ::scoped::__private::pair_lane_array::<_, { #width }, { #half }, _>(
+                    &#handle,
+                    #[inline(always)]
+                    |#item| {
+                        #(#prefix)*
+                        #kept
+                    },
+                )
+            },
+        };
         Some(quote! {
             {
                 #handle.assume_inside();
@@ -306,16 +330,7 @@ impl Shape<'_> {
                 // are made from their lane where used, never kept
                 // in an array (which went through memory).
                 #[allow(unused_mut, unused_variables)]
-                let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(
-                    ::scoped::__private::lane_array::<_, { #width }>(
-                        #[inline(always)]
-                        |#lane| {
-                            let #item = #handle.item(#lane);
-                            #(#prefix)*
-                            #kept
-                        },
-                    ),
-                );
+                let (#(mut #arrays,)*) = ::scoped::__private::Unzip::__unzip(#prefix_lanes);
                 #(#held)*
                 #looped
                 #suffix_loop

@@ -156,7 +156,7 @@ mod tests {
                                         let (mut ax, mut ay) = (0.0f32, 0.0f32);
                                         (xi, yi, ax, ay,)
                                     },
-                                ),
+                                )
                             );
                         let __scoped_lanes_xi = ::scoped::__private::held_lanes(__scoped_lanes_xi);
                         let __scoped_lanes_yi = ::scoped::__private::held_lanes(__scoped_lanes_yi);
