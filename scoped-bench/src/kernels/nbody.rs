@@ -13,7 +13,7 @@
 //!   the whole tile, `for j in 0..TILE`, its sums item locals, carried
 //!   from tile to tile in private memory. The lowering runs the `j` loop
 //!   outside and a sub-group's width of items inside it, each sum one
-//!   vector register (`lower/interchange.rs`): 1.02–1.05× the peer's
+//!   vector register (`lower/interchange/`): 1.02–1.05× the peer's
 //!   time; with the item loop outside, as before that lowering, 6.5–12×.
 //! * `scoped`, tiled: work groups of 256 bodies `i`, one per item. For
 //!   every tile of 256 bodies `j` the group copies the tile's positions

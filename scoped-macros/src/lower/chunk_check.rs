@@ -54,7 +54,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, Lit, Pat, Stmt};
 
 use super::group_slice::bound_names;
-use super::interchange::{is_wrapping_arithmetic, only_read, read_only_inner};
+use super::interchange::invariance::{is_wrapping_arithmetic, only_read, read_only_inner};
 use super::item_syntax::{peel, query};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};

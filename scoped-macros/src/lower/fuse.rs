@@ -20,7 +20,7 @@
 //! The same holds for a closure that is one `for` loop around such a lone
 //! `distribute_items!` (`for j in 0..n { distribute_items!(sg, |idx| …) }`,
 //! GPU code's loop over a tile in sub-group scope), when the loop's
-//! iterations are the same for every subgroup (as `interchange.rs` judges
+//! iterations are the same for every subgroup (as `interchange/` judges
 //! them: ranges and slice iterators of values only read): it becomes
 //! `__private::distribute_groups_looped`, where a work group runs the loop
 //! once per block of 16 items whatever the sub-group size, the block's
@@ -32,7 +32,7 @@ use proc_macro2::TokenStream;
 use quote::quote_spanned;
 use syn::{Expr, ExprClosure, Stmt};
 
-use super::interchange::{invariant_iter, only_read};
+use super::interchange::invariance::{invariant_iter, only_read};
 use super::same_group;
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};

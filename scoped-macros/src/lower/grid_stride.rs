@@ -40,7 +40,7 @@
 //!   or macro naming it, no pattern rebinding it) and, for `while`, not
 //!   named after the loop;
 //! * the statements before the loop and the loop body obey the rules of
-//!   the interchange shortcut (`interchange.rs`): `let`s of plain
+//!   the interchange shortcut (`interchange/`): `let`s of plain
 //!   patterns that borrow none of their bindings, no `return`, `?`,
 //!   labels, `async`, no `break` or `continue` of the loop, no closure or
 //!   macro in the loop body naming a binding from before the loop.
@@ -59,10 +59,10 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Block, Expr, Ident, Pat, Stmt, UnOp};
 
-use super::interchange::{
-    borrows, collect_idents, is_arithmetic, is_compound, lane_body, mentions, only_read,
-    plain_item_block, prefix_bindings, read_only_inner, Deref,
-};
+use super::interchange::body::{collect_idents, lane_body, mentions, Deref};
+use super::interchange::invariance::{is_arithmetic, is_compound, only_read, read_only_inner};
+use super::interchange::plain_item_block;
+use super::interchange::prefix::{borrows, prefix_bindings};
 use super::item_syntax::{peel, query, rooted_in};
 use crate::parse::Invocation;
 

@@ -1,4 +1,4 @@
-//! The index checks of an interchanged loop (`interchange.rs`), made
+//! The index checks of an interchanged loop (`interchange/`), made
 //! ahead of each iteration for all `W` lanes at once.
 //!
 //! Inside an interchanged loop every lane reads `x[k * S + lane]`, and

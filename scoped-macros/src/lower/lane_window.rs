@@ -1,4 +1,4 @@
-//! Windows of an interchanged loop's step (`interchange.rs`): the reads
+//! Windows of an interchanged loop's step (`interchange/`): the reads
 //! of the loop body that `lane_check.rs` checks ahead, where every lane's
 //! index is the first lane's plus the lane, go through one array per read.
 //!
@@ -40,7 +40,8 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Ident};
 
-use super::interchange::{collect_idents, only_read};
+use super::interchange::body::collect_idents;
+use super::interchange::invariance::{is_compound, only_read};
 use super::item_syntax::peel;
 use super::lane_check::{LaneWindows, WindowCandidate};
 
@@ -298,7 +299,7 @@ fn rebinds(body: &Block, name: &Ident) -> bool {
         fn visit_expr(&mut self, expr: &'ast Expr) {
             self.1 |= match expr {
                 Expr::Assign(a) => self.is_name(&a.left),
-                Expr::Binary(b) => super::interchange::is_compound(&b.op) && self.is_name(&b.left),
+                Expr::Binary(b) => is_compound(&b.op) && self.is_name(&b.left),
                 Expr::Reference(r) => r.mutability.is_some() && self.is_name(&r.expr),
                 Expr::MethodCall(m) => self.is_name(&m.receiver),
                 _ => false,

@@ -1,6 +1,6 @@
 //! The loop behind the interchange shortcut: a `distribute_items!` whose
 //! body is a loop with a trip count the same for every item, lowered with
-//! the items innermost (the macros' `lower/interchange.rs`).
+//! the items innermost (the macros' `lower/interchange/`).
 //!
 //! The group hands out its items in chunks of `W` consecutive items along
 //! the fastest dimension, as arrays; the generated chunk closure runs each

@@ -73,6 +73,29 @@ impl WindowBound {
     }
 }
 
+/// The `W` elements of `slice` from `start` on, as an array: the one cast
+/// behind every window, checked or planned.
+///
+/// # Safety
+/// `start + W <= slice.len()`.
+#[inline(always)]
+pub(crate) unsafe fn array_at<T, const W: usize>(slice: &[T], start: usize) -> &[T; W] {
+    // SAFETY: by the caller, the `W` elements from `start` on lie inside
+    // the slice, and an array of `W` `T`s has the layout of `W`
+    // consecutive `T`s; the array borrows the slice.
+    unsafe { &*slice.as_ptr().add(start).cast::<[T; W]>() }
+}
+
+/// [`array_at`], borrowing the elements mutably.
+///
+/// # Safety
+/// As for [`array_at`].
+#[inline(always)]
+pub(crate) unsafe fn array_at_mut<T, const W: usize>(slice: &mut [T], start: usize) -> &mut [T; W] {
+    // SAFETY: as for `array_at`; the array borrows the slice mutably.
+    unsafe { &mut *slice.as_mut_ptr().add(start).cast::<[T; W]>() }
+}
+
 impl<'a, T, const W: usize> LaneWindow<'a, W> for &'a [T] {
     type Window = &'a [T; W];
     #[inline(always)]
@@ -81,12 +104,10 @@ impl<'a, T, const W: usize> LaneWindow<'a, W> for &'a [T] {
     }
     #[inline(always)]
     fn __lane_window(self, start: usize) -> Option<&'a [T; W]> {
-        // SAFETY: the bound holds, so `start + W <= len` (W >= 1): the `W`
-        // elements from `start` on lie inside the slice, and an array of
-        // `W` `T`s has the layout of `W` consecutive `T`s.
+        // SAFETY: the bound holds, so `start + W <= len` (W >= 1).
         LaneWindow::<W>::__bound(&self)
             .fits(start)
-            .then(|| unsafe { &*self.as_ptr().add(start).cast::<[T; W]>() })
+            .then(|| unsafe { array_at(self, start) })
     }
 }
 
@@ -101,9 +122,9 @@ impl<'a, 'w, T, const W: usize> LaneWindow<'a, W> for &'a mut ChunkWindow<'w, T>
         let fits = LaneWindow::<W>::__bound(&self).fits(start);
         let offset = start.wrapping_sub(self.start());
         let chunk = self.as_mut_slice();
-        // SAFETY: as for slices (`len` is the chunk's length); the array
-        // borrows `chunk` mutably for 'a.
-        fits.then(|| unsafe { &mut *chunk.as_mut_ptr().add(offset).cast::<[T; W]>() })
+        // SAFETY: as for slices, `offset + W` is at most the chunk's
+        // length; the array borrows `chunk` mutably for 'a.
+        fits.then(|| unsafe { array_at_mut(chunk, offset) })
     }
 }
 
@@ -178,6 +199,22 @@ mod tests {
         // Before the chunk: the offset wraps and lies outside.
         assert!(lane_window::<4, _>(&mut window, 5).is_none());
         assert!(lane_window::<4, _>(&mut window, 0).is_none());
+    }
+
+    #[test]
+    fn arrays_at_the_end_of_a_slice_are_its_last_elements() {
+        let mut v: Vec<u32> = (0..20).collect();
+        // SAFETY: `19 + 1` and `4 + 16` are at most the length, 20.
+        let (one, sixteen) = unsafe { (array_at::<_, 1>(&v, 19), array_at::<_, 16>(&v, 4)) };
+        assert_eq!((one, &sixteen[..]), (&[19], &v[4..]));
+        // SAFETY: as above.
+        let sixteen = unsafe { array_at_mut::<_, 16>(&mut v, 4) };
+        sixteen[15] = 90;
+        sixteen[0] = 40;
+        // SAFETY: as above.
+        let one = unsafe { array_at_mut::<_, 1>(&mut v, 19) };
+        one[0] += 1;
+        assert_eq!((v[3], v[4], v[5], v[18], v[19]), (3, 40, 5, 18, 91));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! elements the body reads rests, as for the windows of each step, on the
 //! macro's reading of the indices.
 
-use crate::lowering::lane_window::WindowBound;
+use crate::lowering::lane_window::{array_at, array_at_mut, WindowBound};
 use crate::outputs::ChunkWindow;
 
 /// A slice or `ChunkWindow` an interchanged loop takes windows of `W`
@@ -48,9 +48,8 @@ impl<T, const W: usize> WindowSource<W> for &[T] {
     }
     #[inline(always)]
     unsafe fn window_unchecked(&mut self, start: usize) -> &[T; W] {
-        // SAFETY: the caller's bound holds: `start + W <= len`, and an
-        // array of `W` `T`s has the layout of `W` consecutive `T`s.
-        unsafe { &*self.as_ptr().add(start).cast::<[T; W]>() }
+        // SAFETY: the caller's bound holds: `start + W <= len`.
+        unsafe { array_at(self, start) }
     }
 }
 
@@ -69,7 +68,7 @@ impl<T, const W: usize> WindowSource<W> for &mut ChunkWindow<'_, T> {
         let chunk = self.as_mut_slice();
         // SAFETY: the caller's bound holds: `offset + W` is at most the
         // chunk's length; the array borrows the chunk mutably.
-        unsafe { &mut *chunk.as_mut_ptr().add(offset).cast::<[T; W]>() }
+        unsafe { array_at_mut(chunk, offset) }
     }
 }
 
