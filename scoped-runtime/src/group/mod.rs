@@ -210,9 +210,10 @@ pub trait ScopedGroup<const D: usize>: IsGroup + GroupLoops<D> + Copy {
     /// [`logical_local_range`](Self::logical_local_range) in `dimension`.
     ///
     /// Performance tip: a kernel written for a fixed group shape (local
-    /// arrays sized for it) can state it once at entry, one dimension at a
-    /// time, `assert_eq!(group.logical_local_range_dim(0), 16);`; the item
-    /// loops then have constant trip counts and its local arrays lose their
+    /// arrays sized for it) should require it, `#[kernel(group_size = 16)]`
+    /// (or state it at entry, one dimension at a time,
+    /// `assert_eq!(group.logical_local_range_dim(0), 16);`); the item loops
+    /// then have constant trip counts and its local arrays lose their
     /// bounds checks.
     #[inline(always)]
     #[track_caller]
