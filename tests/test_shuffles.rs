@@ -267,3 +267,46 @@ fn a_full_sub_group_refuses_an_id_outside_naming_the_first_item() {
         .parallel(1, 16, select_outside_a_full_sub_group)
         .unwrap();
 }
+
+/// A loop over literal masks around a shuffle (the xor butterfly of GPU
+/// reductions), each round folding the partner's value in an
+/// order-dependent way: the macros write such a loop out once per mask,
+/// and the rounds must still run in the array's order.
+#[kernel]
+fn butterfly_rounds(group: WorkGroup<1, 8>, input: &[i64], mut out: ItemsWindow<'_, i64>) {
+    memory_environment!(
+        group,
+        require_private_mem::<i64>(),
+        require_private_mem::<i64>(),
+        |x, partner| {
+            distribute_groups!(group, |sg| {
+                distribute_items!(sg, |idx| x[idx] = input[idx.global_linear_id()]);
+                for m in [4, 1, 2] {
+                    permute_group_by_xor(sg, x, partner, m);
+                    distribute_items!(sg, |idx| x[idx] = 3 * x[idx] + partner[idx] + m as i64);
+                }
+            });
+            distribute_items!(group, |idx| out[idx] = x[idx]);
+        }
+    );
+}
+
+#[test]
+fn a_loop_over_literal_masks_runs_its_rounds_in_order() {
+    let input: Vec<i64> = (0..16).map(|i| i * i - 5).collect();
+    let mut out = vec![0; 16];
+    Queue::new()
+        .parallel_with(2, 8, ItemsMut::new(&mut out), |g, w| {
+            butterfly_rounds(g, &input, w)
+        })
+        .unwrap();
+    let mut want = input.clone();
+    for m in [4usize, 1, 2] {
+        let before = want.clone();
+        for (i, w) in want.iter_mut().enumerate() {
+            let partner = before[(i & !7) | ((i % 8) ^ m)];
+            *w = 3 * *w + partner + m as i64;
+        }
+    }
+    assert_eq!(out, want);
+}

@@ -489,7 +489,12 @@ impl VisitMut for Walker {
             Expr::If(e) => self.walk_if(e),
             Expr::Match(e) => self.walk_match(e),
             Expr::While(e) => self.walk_while(e),
-            Expr::ForLoop(e) => self.walk_for(e),
+            Expr::ForLoop(e) => {
+                self.walk_for(e);
+                if let Some(unrolled) = lower::unroll::literal_loop(e) {
+                    *expr = unrolled;
+                }
+            }
             Expr::Loop(e) => self.walk_loop(e),
             Expr::Closure(e) => self.walk_closure(e),
             _ => visit_mut::visit_expr_mut(self, expr),

@@ -39,10 +39,12 @@
 //! (window checks, the checked copy's bound arithmetic, spilled
 //! addresses) to 19–21, against the peer's 15. Full size, 1/2 threads:
 //! 1.39/1.04× → 1.20/1.02× at v3, 1.24/1.01× → 0.98/0.96× at v4 (medians
-//! of 5 runs, AMD EPYC Zen 4). What keeps v3 at 1 thread above its peer:
-//! the butterfly's rounds go through private memory (a jump on the mask,
-//! stores and reloads, about a quarter of the kernel's time), and the row
-//! sums' 16 lanes run as vectors of 8, 4, 2 and 2.
+//! of 5 runs, AMD EPYC Zen 4). The loop over the masks is written out per
+//! mask, so each round is one constant shuffle per vector (through the
+//! loop, a jump on the mask); the rounds take a few percent of the time.
+//! What keeps v3 at 1 thread above its peer: the row sums' 16 lanes run
+//! as vectors of 8, 4, 2 and 2 (in the `reduce_over_group` form, 8 and
+//! 8).
 
 use rayon::prelude::*;
 use scoped::prelude::*;

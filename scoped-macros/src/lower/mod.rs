@@ -23,7 +23,9 @@
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
 //!   reference made for it alone); and after them [`same_group`] (the
 //!   lowered loop in two copies, one where the windows it indexes by item
-//!   are known to be its group's).
+//!   are known to be its group's); at group scope, [`unroll`] (a loop over
+//!   a few literals that calls a group function, written out per
+//!   element).
 
 mod chunk_check;
 mod closure;
@@ -43,6 +45,7 @@ mod memory;
 mod read_only;
 mod same_group;
 mod stride_nest;
+pub(crate) mod unroll;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
