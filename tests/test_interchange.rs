@@ -645,13 +645,34 @@ fn short_loops_interchange_on_the_group_of_a_required_size() {
 /// required size, rows of two wide steps at 8 lanes.
 const TILE_K: usize = 16;
 
+/// Copies the tiles of `a` and `b` that step `k0` of the group's tile of
+/// the product needs into local memory, then waits for all of it.
+#[group_function]
+fn load_tiles(
+    group: WorkGroup<2>,
+    (a_tile, b_tile): (&mut [[f32; TILE_K]; 3], &mut [[f32; 16]; TILE_K]),
+    (a, b, k_len): (&[f32], &[f32], usize),
+    k0: usize,
+) {
+    let columns = 16 * group.group_range_dim(1);
+    single_item!(group, || {
+        let (i0, j0) = (group.group_id_dim(0) * 3, group.group_id_dim(1) * 16);
+        for (r, row) in a_tile.iter_mut().enumerate() {
+            row.copy_from_slice(&a[(i0 + r) * k_len + k0..][..TILE_K]);
+        }
+        for (k, row) in b_tile.iter_mut().enumerate() {
+            row.copy_from_slice(&b[(k0 + k) * columns + j0..][..16]);
+        }
+    });
+    group_barrier(group);
+}
+
 #[kernel(group_size = [3, 16])]
 fn matmul_required(
     group: WorkGroup<2>,
     (a, b, k_len): (&[f32], &[f32], usize),
     mut c: ItemsWindow<'_, f32, 2>,
 ) {
-    let columns = 16 * group.group_range_dim(1);
     memory_environment!(
         group,
         require_local_mem::<[[f32; TILE_K]; 3]>(),
@@ -660,16 +681,7 @@ fn matmul_required(
         |a_tile, b_tile, acc| {
             distribute_items!(group, |idx| acc[idx] = 0.0);
             for k0 in (0..k_len).step_by(TILE_K) {
-                single_item!(group, || {
-                    let (i0, j0) = (group.group_id_dim(0) * 3, group.group_id_dim(1) * 16);
-                    for (r, row) in a_tile.iter_mut().enumerate() {
-                        row.copy_from_slice(&a[(i0 + r) * k_len + k0..][..TILE_K]);
-                    }
-                    for (k, row) in b_tile.iter_mut().enumerate() {
-                        row.copy_from_slice(&b[(k0 + k) * columns + j0..][..16]);
-                    }
-                });
-                group_barrier(group);
+                load_tiles(group, (a_tile, b_tile), (a, b, k_len), k0);
                 distribute_items_and_wait!(group, |idx| {
                     let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
                     let mut s = acc[idx];
@@ -694,7 +706,6 @@ fn matmul_required_local_sums(
     (a, b, k_len): (&[f32], &[f32], usize),
     mut c: ItemsWindow<'_, f32, 2>,
 ) {
-    let columns = 16 * group.group_range_dim(1);
     memory_environment!(
         group,
         require_local_mem::<[[f32; TILE_K]; 3]>(),
@@ -702,16 +713,7 @@ fn matmul_required_local_sums(
         require_local_mem::<[[f32; 16]; 3]>(),
         |a_tile, b_tile, sum| {
             for k0 in (0..k_len).step_by(TILE_K) {
-                single_item!(group, || {
-                    let (i0, j0) = (group.group_id_dim(0) * 3, group.group_id_dim(1) * 16);
-                    for (r, row) in a_tile.iter_mut().enumerate() {
-                        row.copy_from_slice(&a[(i0 + r) * k_len + k0..][..TILE_K]);
-                    }
-                    for (k, row) in b_tile.iter_mut().enumerate() {
-                        row.copy_from_slice(&b[(k0 + k) * columns + j0..][..16]);
-                    }
-                });
-                group_barrier(group);
+                load_tiles(group, (a_tile, b_tile), (a, b, k_len), k0);
                 distribute_items_and_wait!(group, |idx| {
                     let (r, col) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
                     let mut s = sum[r][col];
