@@ -364,7 +364,17 @@ pub fn lane_array<T, const W: usize>(mut f: impl FnMut(usize) -> T) -> [T; W] {
     for lane in 0..W {
         lanes[lane].write(f(lane));
     }
-    // SAFETY: the loop wrote all `W` slots; `MaybeUninit<T>` has the
+    // SAFETY: the loop wrote all `W` slots.
+    unsafe { assume_written(lanes) }
+}
+
+/// The lanes as values.
+///
+/// # Safety
+/// Every slot of `lanes` has been written.
+#[inline(always)]
+unsafe fn assume_written<T, const W: usize>(lanes: [MaybeUninit<T>; W]) -> [T; W] {
+    // SAFETY: every slot is written (the caller); `MaybeUninit<T>` has the
     // layout of `T`, so `[MaybeUninit<T>; W]` has that of `[T; W]`, and
     // `lanes` is never dropped (`MaybeUninit`), so each value moves once.
     unsafe {
@@ -398,13 +408,8 @@ pub fn pair_lane_array<T, const W: usize, const V: usize, const D: usize>(
     for lane in 0..V {
         lanes[V + lane].write(f(pair.second.item(lane)));
     }
-    // SAFETY: the loops wrote all `2 V == W` slots; the rest as in
-    // `lane_array`.
-    unsafe {
-        (&lanes as *const [MaybeUninit<T>; W])
-            .cast::<[T; W]>()
-            .read()
-    }
+    // SAFETY: the loops wrote all `2 V == W` slots.
+    unsafe { assume_written(lanes) }
 }
 
 /// `lanes`, unchanged, read back from memory: the lanes of a binding the
