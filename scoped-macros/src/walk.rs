@@ -97,8 +97,17 @@ impl Walker {
             form: Form::Macro { memory },
         };
         let verdict = check::collective(&self.ctx, &site);
+        let clean = verdict.errors.is_empty();
         self.errors.extend(verdict.errors);
         lowerable &= verdict.group_usable;
+        if lowerable && clean {
+            // Walked as what it becomes: a sub-group loop around an
+            // environment on the sub-group.
+            if let Some(mut sunk) = lower::subgroup_memory::sink(&inv) {
+                self.visit_expr_mut(&mut sunk);
+                return Some(sunk);
+            }
+        }
 
         for request in &mut inv.requests {
             for arg in request.len.iter_mut().chain(&mut request.init) {

@@ -25,7 +25,8 @@
 //!   lowered loop in two copies, one where the windows it indexes by item
 //!   are known to be its group's); at group scope, [`unroll`] (a loop over
 //!   a few literals that calls a group function, written out per
-//!   element).
+//!   element) and [`subgroup_memory`] (private memory that only one
+//!   `distribute_groups!` uses, made per sub-group).
 
 mod chunk_check;
 mod closure;
@@ -45,6 +46,7 @@ mod memory;
 mod read_only;
 mod same_group;
 mod stride_nest;
+pub(crate) mod subgroup_memory;
 pub(crate) mod unroll;
 
 use proc_macro2::{Span, TokenStream};
