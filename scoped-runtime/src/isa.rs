@@ -290,12 +290,12 @@ impl SupportedIsa {
     /// Runs `run(group, level)` for each of `groups` in order, compiled
     /// for this level, `level` this level as a constant: `run` and
     /// everything inlined into it is compiled with the level's features.
-    /// One dispatch per piece of groups. At v3 and v4 the loop inlines
-    /// the kernel (an empty kernel: 0.8 ns per group, 1.4 with a call per
-    /// group); at the baseline, where a kernel's body is a call of its own
-    /// (`body_baseline`), each group is a call, as before levels: inlined
-    /// there, the tree reduction's scratch array went through memory and
-    /// ran at twice its time.
+    /// One dispatch per piece of groups, and one loop: at v3 and v4 the
+    /// loop inlines the kernel (an empty kernel: 0.8 ns per group, 1.4
+    /// with a call per group); at the baseline it inlines the kernel's
+    /// choice of level, its body being a call of its own (`body_baseline`).
+    /// A call per group around that call (as before) made the suite's
+    /// reduction 1.12-1.20x its peer at the baseline, 1.07-1.15x without.
     #[inline(always)]
     pub(crate) fn run_groups<F: Fn(usize, SupportedIsa)>(self, groups: Range<usize>, run: &F) {
         match self.copy() {
@@ -306,20 +306,18 @@ impl SupportedIsa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as for v4, with the features of v3.
             Isa::V3 => unsafe { x86::groups_v3(groups, run) },
-            _ => {
-                for group in groups {
-                    group_baseline(group, run);
-                }
-            }
+            _ => groups_baseline(groups, run),
         }
     }
 }
 
-/// One group at the baseline level, a call of its own (see
-/// [`SupportedIsa::run_groups`]).
+/// Groups `groups` at the baseline level, one call per piece, as
+/// `groups_v3` at v3 (see [`SupportedIsa::run_groups`]).
 #[inline(never)]
-fn group_baseline<F: Fn(usize, SupportedIsa)>(group: usize, run: &F) {
-    run(group, SupportedIsa(Isa::Baseline));
+fn groups_baseline<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
+    for group in groups {
+        run(group, SupportedIsa(Isa::Baseline));
+    }
 }
 
 /// Which copy of a kernel's body runs for `group`: the level of the
@@ -426,7 +424,10 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
 
 /// `body()` at the baseline level. Out of line on x86-64, so that a kernel
 /// is only a choice between three calls: small enough for the optimiser to
-/// inline it into every level's group loop (see [`body_level`]). Out of
+/// inline it into every level's group loop (see [`body_level`]). Inlined,
+/// the suite's reduction ran at its peer's speed at the baseline, but 1.4x
+/// its time at v3 and 1.8x at v4 in a build without flags: the kernel's
+/// `Fn::call`, called from the three loops, was too large to inline. Out of
 /// line, the body no longer sees that its windows carry its group's tag;
 /// item loops that index them compare the tags once before the loop
 /// instead (`lowering/same_group.rs`).
