@@ -27,7 +27,12 @@ pub(crate) fn at_launch_level(
         return quote!(::scoped::__private::run_kernel_body(&#group, #closure));
     }
     // Item loops in two copies by their windows' tags (`same_group.rs`)
-    // need them only out of line, at the baseline.
+    // need them only out of line: at the baseline, and at v3 in a build
+    // without flags, where the optimiser leaves each kernel's v3 body out
+    // of its group loop (a `#[target_feature]` function has no inline hint
+    // and, but for the last of the three loops it handles, v4's, more than
+    // one caller while it decides). With one copy, the spec's tree
+    // reduction took 2.1x its v3 build's time there; with two, 1.1x.
     let inlined = match syn::parse2::<syn::Block>(body_tokens) {
         Ok(block) => {
             let block = crate::lower::first_copies(&block);
@@ -35,7 +40,7 @@ pub(crate) fn at_launch_level(
         }
         Err(_) => closure.clone(),
     };
-    let levels = [("V4", &inlined), ("V3", &inlined), ("Baseline", &closure)]
+    let levels = [("V4", &inlined), ("V3", &closure), ("Baseline", &closure)]
         .map(|(l, c)| (syn::Ident::new(l, proc_macro2::Span::call_site()), c));
     let arms = levels.iter().map(|(level, closure)| {
         quote!(::scoped::__private::BodyLevel::#level(__scoped_level) => __scoped_level.run(#closure),)
@@ -164,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn only_the_baseline_keeps_both_copies_of_an_item_loop() {
+    fn v3_and_the_baseline_keep_both_copies_of_an_item_loop() {
         let group = syn::Ident::new("group", proc_macro2::Span::call_site());
         let two = quote!({
             let __scoped_same_group = true;
@@ -180,7 +185,8 @@ mod tests {
             .split(":: scoped :: __private :: BodyLevel ::")
             .collect();
         assert_eq!(arms.len(), 4, "{out}");
-        for (arm, copies) in [(arms[1], 1), (arms[2], 1), (arms[3], 2)] {
+        // Arms: v4, v3, baseline.
+        for (arm, copies) in [(arms[1], 1), (arms[2], 2), (arms[3], 2)] {
             assert_eq!(arm.matches("first ()").count(), copies, "{arm}");
         }
     }

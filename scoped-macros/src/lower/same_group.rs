@@ -106,8 +106,8 @@ pub(crate) fn first_copy(expr: &Expr) -> &Expr {
 }
 
 /// `body` with every pair of copies made by [`versioned_loop`] replaced by
-/// its first copy: the body of the levels whose copy is inlined into the
-/// group loop (v3, v4), where the tags are one value and the second copy
+/// its first copy: the body of the level whose copy is inlined into the
+/// group loop in every build (v4), where the tags are one value and the second copy
 /// would only be dead code the optimiser has to carry until it folds the
 /// condition (beside four copies of an interchanged loop, n-body's
 /// sub-group form ran 5.7× its peer at v3).
