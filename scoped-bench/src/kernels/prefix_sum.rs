@@ -18,17 +18,12 @@
 //!   `joint_inclusive_scan_with_init` over its elements, starting from the
 //!   total of the sub-groups before it; pass 3 adds the carry sub-group by
 //!   sub-group. With the group size required every sub-group is
-//!   full. The scan pass asks for sub-groups of 32 items, four AVX2
-//!   vectors (`WorkGroup<1, 32>`): the four are scanned in-register
-//!   independently of each other and of the carry, which then costs one
-//!   add per sub-group, as in the flat joint scan's blocks. With sub-groups
-//!   of one vector (8 items) every sub-group waits for the previous one's
-//!   last lane (extract, broadcast, add on the critical path), and the
-//!   variant measured 1.05–1.08× the flat one at full size, 1.35× in
-//!   cache; taking the carry from a separate `joint_reduce` instead of the
-//!   last lane shortened the chain but added a horizontal sum per vector
-//!   (1.04–1.14× in cache). Pass 3 keeps the default sub-group size: it
-//!   is the fused item loop, one vector add per 8 items.
+//!   full. Both passes keep the default sub-group size: each sub-group's
+//!   vector is scanned in-register independently of the carry, and the
+//!   scan carries its running value as a scalar, so the chain from one
+//!   sub-group to the next is one add (taken from the vector's last lane,
+//!   an extract, a broadcast and an add, sub-groups of 8 took 2–2.5× the
+//!   time of sub-groups of 32 in cache; now within 2% of it).
 //! * peer: `par_chunks_mut(4096)` with a running sum, the same serial scan
 //!   of the totals, and `par_chunks_mut(4096)` adding the carries.
 //!
@@ -50,9 +45,6 @@ use super::{at_sub_group_size, check_equal, small_ints, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "prefix sum";
 const GROUP_SIZE: usize = 4096;
-/// Items per sub-group of the scan pass: four SIMD vectors (see the module
-/// docs for why not one).
-const SCAN_SUB_GROUP_SIZE: usize = 4 * DEFAULT_SUB_GROUP_SIZE;
 
 /// The input, the output and the group totals of the scan pass.
 type ScanArgs<'a> = (
@@ -228,7 +220,7 @@ impl Kernel for PrefixSum {
     }
 
     fn run_scoped(&mut self, queue: &Queue, variant: usize) {
-        self.launch::<SCAN_SUB_GROUP_SIZE>(queue, variant);
+        self.launch::<DEFAULT_SUB_GROUP_SIZE>(queue, variant);
     }
 
     fn sized_variants(&self) -> &'static [usize] {

@@ -21,9 +21,9 @@ use crate::tag::GroupTag;
 /// the benchmark's triad, n-body and reduction in sub-groups are within 4%
 /// of their best, the reduction with one accumulator per lane within 5%
 /// (4: up to 1.46×, 64: up to 1.49×), and a prefix sum scanned sub-group
-/// by sub-group, each waiting for the previous one's total, takes
-/// 1.4–1.7× its time at 32. See the guide's "Instruction sets and the
-/// sub-group size".
+/// by sub-group, each waiting for the previous one's total, within 2%
+/// (4: up to 1.28×). See the guide's "Instruction sets and the sub-group
+/// size".
 pub const DEFAULT_SUB_GROUP_SIZE: usize = 8;
 
 /// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
