@@ -45,8 +45,8 @@
 //! sub-group loop uses, is made per sub-group by the lowering: at
 //! constant offsets the rounds stay in registers, where the work group's
 //! array cost a store and a reload per round and item loop (1.27× →
-//! 1.17× its peer, quick, v3, 1 thread; the `reduce_over_group` form
-//! 1.05–1.08× in the same runs).
+//! 1.17× its peer, quick, v3, 1 thread; full size, 1/2 threads, 1.11/1.02×
+//! at v3 and 1.06/0.99× at v4, AMD EPYC Zen 4).
 
 use rayon::prelude::*;
 use scoped::prelude::*;
