@@ -66,8 +66,13 @@ pub(crate) fn sink(inv: &Invocation) -> Option<Expr> {
         == super::strip_reference(&inv.group)
             .to_token_stream()
             .to_string();
+    // A sub-group named as a memory would hide it inside the loop.
     let sub_group = match groups_inv.closure.inputs.first() {
-        Some(Pat::Ident(sg)) if groups_inv.closure.inputs.len() == 1 => &sg.ident,
+        Some(Pat::Ident(sg))
+            if groups_inv.closure.inputs.len() == 1 && !names.contains(&&sg.ident) =>
+        {
+            &sg.ident
+        }
         _ => return None,
     };
     let body = &groups_inv.closure.body;
@@ -327,9 +332,11 @@ mod tests {
             // The memory passed to a function of the user's.
             "group, require_private_mem::<f32>(), |m| { distribute_groups!(group, |sg| { \
              mine(sg, m); }) }",
-            // Shadowed.
+            // Shadowed, or hidden by the sub-group's name.
             "group, require_private_mem::<f32>(), |m| { distribute_groups!(group, |sg| { \
              let m = 1; distribute_items!(sg, |idx| x[idx] = m); }) }",
+            "group, require_private_mem::<f32>(), |m| { distribute_groups!(group, |m| { \
+             let s = reduce_over_group(m, x, plus()); }) }",
             // Named in a macro whose arguments are not expressions.
             "group, require_private_mem::<f32>(), |m| { distribute_groups!(group, |sg| { \
              mine!(m => 1); }) }",
