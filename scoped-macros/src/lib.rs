@@ -282,11 +282,11 @@ collective_macros! {
     /// A body of statements, a `for` loop whose iterations are the same
     /// for every item, and more statements runs the loop outside and the
     /// items inside it, in chunks of `W` items consecutive along the
-    /// fastest dimension (`W` the default sub-group size: 16 with AVX-512,
-    /// else 8): each item of a chunk runs the statements before the loop,
-    /// then every iteration runs for all `W` items, then each item runs the
-    /// statements after it. Items that do not fill a chunk (the end of a
-    /// row) run the plain body afterwards. Each item runs its own
+    /// fastest dimension (`W` the default sub-group size, 8, or two such
+    /// chunks side by side): each item of a chunk runs the statements
+    /// before the loop, then every iteration runs for all `W` items, then
+    /// each item runs the statements after it. Items that do not fill a
+    /// chunk (the end of a row) run the plain body afterwards. Each item runs its own
     /// statements in its own order, so every value it computes, floats
     /// included, is the plain loop's; only the interleaving of items
     /// changes, which no program may observe without a race (items share
