@@ -29,10 +29,10 @@ pub(crate) fn at_launch_level(
     // Item loops in two copies by their windows' tags (`same_group.rs`)
     // need them only out of line: at the baseline, and at v3 in a build
     // without flags, where the optimiser leaves each kernel's v3 body out
-    // of its group loop (a `#[target_feature]` function has no inline hint
-    // and, but for the last of the three loops it handles, v4's, more than
-    // one caller while it decides). With one copy, the spec's tree
-    // reduction took 2.1x its v3 build's time there; with two, 1.1x.
+    // of its group loop (a `#[target_feature]` function has no inline
+    // hint; v4's body is inlined, for reasons not known). With one copy,
+    // the spec's tree reduction took 2.1x its v3 build's time there; with
+    // two, 1.1x.
     let inlined = match syn::parse2::<syn::Block>(body_tokens) {
         Ok(block) => {
             let block = crate::lower::first_copies(&block);
