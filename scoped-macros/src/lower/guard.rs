@@ -42,11 +42,12 @@
 //! guard. Field reads, method calls and dereferences are not bounds: each
 //! may run a user's `Deref` or method. The body keeps its `if`.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprPath, Ident, Lit, Pat, Stmt, UnOp};
 
+use super::interchange::body::mentions;
 use super::item_syntax::{local_id, peel, query, rooted_in, LocalId};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
@@ -319,15 +320,6 @@ fn is_comparison(op: &BinOp) -> bool {
         op,
         BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) | BinOp::Eq(_) | BinOp::Ne(_)
     )
-}
-
-/// Whether `tokens` contain one of `names`, at any depth.
-fn mentions(tokens: TokenStream, names: &[Ident]) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => names.contains(&ident),
-        TokenTree::Group(group) => mentions(group.stream(), names),
-        _ => false,
-    })
 }
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ use quote::{format_ident, quote_spanned, ToTokens};
 use syn::visit::{self, Visit};
 use syn::{Expr, ExprClosure, Ident, Pat, Stmt};
 
-use crate::check::calls::FUNCTIONS;
+use super::interchange::body::mentions;
+use crate::check::calls;
 use crate::parse::{self, Collective, Invocation, Place};
 
 /// The environment `inv` rewritten as a `distribute_groups!` around an
@@ -50,8 +51,8 @@ pub(crate) fn sink(inv: &Invocation) -> Option<Expr> {
     let names = closure
         .inputs
         .iter()
-        .map(param_name)
-        .collect::<Option<Vec<&Ident>>>()?;
+        .map(|p| param_name(p).cloned())
+        .collect::<Option<Vec<Ident>>>()?;
     let groups = lone_distribute_groups(&closure.body)?;
     let groups_inv = parse::invocation(
         Collective::DistributeGroups,
@@ -69,7 +70,7 @@ pub(crate) fn sink(inv: &Invocation) -> Option<Expr> {
     // A sub-group named as a memory would hide it inside the loop.
     let sub_group = match groups_inv.closure.inputs.first() {
         Some(Pat::Ident(sg))
-            if groups_inv.closure.inputs.len() == 1 && !names.contains(&&sg.ident) =>
+            if groups_inv.closure.inputs.len() == 1 && !names.contains(&sg.ident) =>
         {
             &sg.ident
         }
@@ -126,14 +127,14 @@ fn lone_distribute_groups(body: &Expr) -> Option<GroupsMacro> {
 
 /// Whether every use of `names` in `body` is an index (`m[idx]`) or an
 /// argument of a group function.
-fn only_indexed_or_passed(body: &Expr, names: &[&Ident]) -> bool {
+fn only_indexed_or_passed(body: &Expr, names: &[Ident]) -> bool {
     let mut uses = Uses { names, ok: true };
     uses.visit_expr(body);
     uses.ok
 }
 
 struct Uses<'n> {
-    names: &'n [&'n Ident],
+    names: &'n [Ident],
     ok: bool,
 }
 
@@ -145,7 +146,7 @@ impl Uses<'_> {
             Expr::Path(path) => path
                 .path
                 .get_ident()
-                .is_some_and(|ident| self.names.contains(&ident)),
+                .is_some_and(|ident| self.names.contains(ident)),
             Expr::Reference(r) => self.memory(&r.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.memory(&u.expr),
             Expr::Paren(p) => self.memory(&p.expr),
@@ -158,7 +159,7 @@ impl Uses<'_> {
     fn mac(&mut self, mac: &syn::Macro) {
         match parse::macro_arguments(mac) {
             Some(args) => args.iter().for_each(|arg| self.visit_expr(arg)),
-            None => self.ok &= !names_any(mac.tokens.clone(), self.names),
+            None => self.ok &= !mentions(mac.tokens.clone(), self.names),
         }
     }
 }
@@ -167,7 +168,8 @@ impl<'a> Visit<'a> for Uses<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
         match expr {
             Expr::Index(index) if self.memory(&index.expr) => self.visit_expr(&index.index),
-            Expr::Call(call) if group_function(call) => {
+            // A group function: a collective by name, group first.
+            Expr::Call(call) if calls::call(call).is_some() => {
                 for arg in &call.args {
                     if !self.memory(arg) {
                         self.visit_expr(arg);
@@ -186,34 +188,13 @@ impl<'a> Visit<'a> for Uses<'_> {
 
     fn visit_pat_ident(&mut self, pat: &'a syn::PatIdent) {
         // A binding of the same name: its uses are not the memory's.
-        self.ok &= !self.names.contains(&&pat.ident);
+        self.ok &= !self.names.contains(&pat.ident);
         visit::visit_pat_ident(self, pat);
     }
 
     fn visit_item(&mut self, _item: &'a syn::Item) {
         // Nested items cannot name the closure's bindings.
     }
-}
-
-/// A call of one of the runtime's group functions, by its last path
-/// segment.
-fn group_function(call: &syn::ExprCall) -> bool {
-    let Expr::Path(path) = &*call.func else {
-        return false;
-    };
-    path.path
-        .segments
-        .last()
-        .is_some_and(|s| FUNCTIONS.iter().any(|f| s.ident == f))
-}
-
-/// Whether `tokens` contain one of `names`.
-fn names_any(tokens: TokenStream, names: &[&Ident]) -> bool {
-    tokens.into_iter().any(|tree| match tree {
-        proc_macro2::TokenTree::Ident(ident) => names.contains(&&ident),
-        proc_macro2::TokenTree::Group(group) => names_any(group.stream(), names),
-        _ => false,
-    })
 }
 
 /// `{ let <init>…; distribute_groups!(g, |sg| { env!(sg, …, |m…| body) }) }`.

@@ -42,10 +42,13 @@ pub(crate) trait Lanes: Copy {
     fn store_prefix(self, out: &mut [Self::Scalar]);
     /// Lane `i` takes lane `i - k`; the first `k` lanes take `fill`.
     fn shift_up(self, k: usize, fill: Self::Scalar) -> Self;
-    /// The last lane.
-    fn last(self) -> Self::Scalar;
     /// Lane `i` (< `N`).
     fn lane(self, i: usize) -> Self::Scalar;
+    /// The last lane.
+    #[inline(always)]
+    fn last(self) -> Self::Scalar {
+        self.lane(Self::N - 1)
+    }
     /// Combines the lanes pairwise, as a tree: `(l0 op l_{N/2}) op …`.
     fn horizontal(self, op: impl Fn(Self::Scalar, Self::Scalar) -> Self::Scalar) -> Self::Scalar;
 }
@@ -102,11 +105,6 @@ macro_rules! lanes {
                         fill
                     }
                 }))
-            }
-
-            #[inline(always)]
-            fn last(self) -> $scalar {
-                self.to_array()[$n - 1]
             }
 
             #[inline(always)]
@@ -285,11 +283,8 @@ pub(crate) fn scan<V: Lanes>(
     if FORCE_SCALAR || src.len() < n {
         return scalar_scan(carry, src, dst, op);
     }
-    // The running value is a scalar, combined with each block's total by
-    // `op`: the only serial dependency from block to block (and, for a
-    // caller that carries `dst`'s last value into the next call, from call
-    // to call) is one scalar combine. `op` is `vop` lane by lane, so every
-    // value is the one the vector lanes compute.
+    // A scalar (see above); also the chain from call to call for a caller
+    // that carries `dst`'s last value into the next.
     let mut carry = carry;
     let mut from = src.chunks_exact(4 * n);
     let mut to = dst.chunks_exact_mut(4 * n);
