@@ -190,6 +190,27 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
     }
 }
 
+impl<T, const D: usize> ItemsWindow<'_, T, D> {
+    /// The `W` elements of the chunk `lanes`, if its items are this
+    /// window's group's (the tag compare of indexing by item, once).
+    #[inline(always)]
+    pub(crate) fn lanes_mut<const W: usize>(
+        &mut self,
+        lanes: &crate::lowering::ItemLanes<W, D>,
+    ) -> Option<&mut [T; W]> {
+        let offset = lanes
+            .item(0)
+            .offset_in_group(self.tag, self.range, self.global_range)?;
+        // SAFETY: the chunk's `W` items are consecutive along the fastest
+        // dimension and all inside their work group (`ItemLanes`), which
+        // is this window's (same tag): their elements are the `W` after
+        // `group + offset` in row-major order, inside the window, which
+        // the slice covers and no other group reaches; `&mut self` makes
+        // the access unique.
+        Some(unsafe { &mut *self.group.add(offset).cast::<[T; W]>() })
+    }
+}
+
 /// Indexing with an item reaches the element of that item, which belongs
 /// to the work group that made the item.
 ///

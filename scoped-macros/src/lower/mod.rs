@@ -14,7 +14,8 @@
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it, its index reads checked ahead
 //!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
-//!   indices, checked a chunk at a time), [`edges`] (statements for the
+//!   indices, checked a chunk at a time), [`row_store`] (a last store to
+//!   an output by item, a row of lanes at a time), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
 //!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
 //!   (a tile walked by group-stride loops per dimension, run as rounds of
@@ -44,6 +45,7 @@ pub(crate) mod lane_check;
 mod lane_window;
 mod memory;
 mod read_only;
+mod row_store;
 mod same_group;
 mod stride_nest;
 pub(crate) mod subgroup_memory;
@@ -90,6 +92,7 @@ pub(crate) fn invocation(
                 .or_else(|| interchange::distribute_items(inv, group, indexed))
                 .or_else(|| group_slice::distribute_items(inv, group, slices))
                 .or_else(|| chunk_check::distribute_items(inv, group, slices))
+                .or_else(|| row_store::distribute_items(inv, group))
                 .unwrap_or_else(|| closure::call(inv, group));
             // The barrier inside each copy: after the copies, the
             // optimiser kept the tree reduction's scratch array in memory

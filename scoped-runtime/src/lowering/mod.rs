@@ -6,8 +6,8 @@
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
 //! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
-//!   [`chunk_check`], [`edges`], [`grid_stride`], [`stride_nest`],
-//!   [`exclusive_atomic`]: the
+//!   [`chunk_check`], [`row_store`], [`edges`], [`grid_stride`],
+//!   [`stride_nest`], [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
 //! * [`same_group`]: whether the windows an item loop indexes by item
 //!   are its group's, the condition of a loop copy where their checks fold;
@@ -34,6 +34,7 @@ pub(crate) mod item_copy;
 pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
+pub(crate) mod row_store;
 pub(crate) mod same_group;
 pub(crate) mod stride_nest;
 pub(crate) mod window_plan;

@@ -1,0 +1,251 @@
+//! A `distribute_items!` body ending in `out[idx] = value` stores a row of
+//! lanes at a time where `out` is a window of 4- or 8-byte numbers, and
+//! item by item otherwise: every output gets exactly the values of the
+//! plain lowering (a trailing statement keeps a copy of each body plain),
+//! bit for bit, in full chunks of 16 and in the items after a row's last
+//! full chunk, against serial references.
+
+use std::sync::Mutex;
+
+use scoped::prelude::*;
+
+/// Groups of 3 × 20 items: a chunk of 16 per row and 4 items after it.
+const ROWS: usize = 3;
+const COLS: usize = 20;
+
+/// A tile of bits that includes NaN payloads, infinities and `-0.0`.
+fn bits(n: usize) -> Vec<f32> {
+    (0..n as u32)
+        .map(|i| match i % 7 {
+            0 => f32::from_bits(0x7fc0_0000 | i),
+            1 => -0.0,
+            2 => f32::INFINITY,
+            _ => (i as f32 - 300.0) * 0.37,
+        })
+        .collect()
+}
+
+/// The GPU transpose's store: each item writes the tile's element across
+/// the diagonal, read down a column of local memory.
+#[kernel(group_size = [3, 20])]
+fn transposed(group: WorkGroup<2>, a: &[f32], mut b: ItemsWindow<'_, f32, 2>) {
+    memory_environment!(group, require_local_mem::<[[f32; ROWS]; COLS]>(), |tile| {
+        distribute_items_and_wait!(group, |idx| {
+            let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+            tile[c][r] = a[idx.global_linear_id()];
+        });
+        distribute_items!(group, |idx| {
+            let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+            b[idx] = tile[c][r];
+        });
+    });
+}
+
+/// `transposed` with a trailing statement: the plain lowering.
+#[kernel(group_size = [3, 20])]
+fn transposed_plain(group: WorkGroup<2>, a: &[f32], mut b: ItemsWindow<'_, f32, 2>) {
+    memory_environment!(group, require_local_mem::<[[f32; ROWS]; COLS]>(), |tile| {
+        distribute_items_and_wait!(group, |idx| {
+            let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+            tile[c][r] = a[idx.global_linear_id()];
+        });
+        distribute_items!(group, |idx| {
+            let (r, c) = (idx.local_id_dim(&group, 0), idx.local_id_dim(&group, 1));
+            b[idx] = tile[c][r];
+            let _plain = ();
+        });
+    });
+}
+
+#[test]
+fn a_transposed_tile_is_stored_bit_for_bit() {
+    let groups = (4, 3);
+    let (rows, cols) = (groups.0 * ROWS, groups.1 * COLS);
+    let a = bits(rows * cols);
+    // Serially: the group's item (r, c) takes the tile's element (c, r),
+    // which item (r', c') with c' * ROWS + r' = r * COLS + c... filled.
+    let mut expected = vec![0.0f32; rows * cols];
+    for gi in 0..groups.0 {
+        for gj in 0..groups.1 {
+            let mut tile = [[0.0f32; ROWS]; COLS];
+            for r in 0..ROWS {
+                for c in 0..COLS {
+                    tile[c][r] = a[(gi * ROWS + r) * cols + gj * COLS + c];
+                }
+            }
+            for r in 0..ROWS {
+                for c in 0..COLS {
+                    expected[(gi * ROWS + r) * cols + gj * COLS + c] = tile[c][r];
+                }
+            }
+        }
+    }
+    for threads in [1, 2] {
+        let queue = Queue::with_threads(threads).unwrap();
+        let (mut got, mut plain) = (vec![f32::NAN; rows * cols], vec![1.0f32; rows * cols]);
+        queue
+            .parallel_with(groups, (ROWS, COLS), ItemsMut::new(&mut got), |g, b| {
+                transposed(g, &a, b)
+            })
+            .unwrap();
+        queue
+            .parallel_with(groups, (ROWS, COLS), ItemsMut::new(&mut plain), |g, b| {
+                transposed_plain(g, &a, b)
+            })
+            .unwrap();
+        let (got, plain) = (
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            plain.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        );
+        assert_eq!(got, plain, "{threads} threads");
+        assert_eq!(
+            got,
+            expected.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Every element type of both widths, and one that is neither, in groups
+/// of 2 × 20; `wide` is a `&mut` parameter.
+#[kernel(group_size = [2, 20])]
+fn typed(
+    group: WorkGroup<2>,
+    (mut small, mut large, wide): (
+        ItemsWindow<'_, i32, 2>,
+        ItemsWindow<'_, u64, 2>,
+        &mut ItemsWindow<'_, f64, 2>,
+    ),
+    mut bytes: ItemsWindow<'_, u8, 2>,
+) {
+    distribute_items!(group, |idx| small[idx] =
+        7 - 3 * idx.global_linear_id() as i32);
+    distribute_items!(group, |idx| {
+        let gid = idx.global_linear_id() as u64;
+        large[idx] = (gid << 40 | gid).into();
+    });
+    distribute_items!(group, |idx| wide[idx] =
+        idx.global_linear_id() as f64 * -0.1);
+    distribute_items!(group, |idx| bytes[idx] =
+        (idx.global_linear_id() % 251) as u8);
+}
+
+#[test]
+fn numbers_of_every_width_are_stored_by_lane() {
+    let n = 6 * 60;
+    let (mut small, mut large, mut wide, mut bytes) =
+        (vec![0i32; n], vec![0u64; n], vec![0f64; n], vec![0u8; n]);
+    Queue::new()
+        .parallel_with(
+            (3, 3),
+            (2, 20),
+            (
+                ItemsMut::new(&mut small),
+                ItemsMut::new(&mut large),
+                ItemsMut::new(&mut wide),
+                ItemsMut::new(&mut bytes),
+            ),
+            |g, (s, l, mut w, b)| typed(g, (s, l, &mut w), b),
+        )
+        .unwrap();
+    for i in 0..n {
+        assert_eq!(small[i], 7 - 3 * i as i32);
+        assert_eq!(large[i], (i as u64) << 40 | i as u64);
+        assert_eq!(wide[i].to_bits(), (i as f64 * -0.1).to_bits());
+        assert_eq!(bytes[i], (i % 251) as u8);
+    }
+}
+
+/// Outputs that give no row: elements that are not `Copy`, a generic
+/// element, private memory.
+#[kernel(group_size = [2, 20])]
+fn fallbacks<T: Clone + Send>(
+    group: WorkGroup<2>,
+    mut names: ItemsWindow<'_, String, 2>,
+    (mut copies, fill): (ItemsWindow<'_, T, 2>, &T),
+    mut sums: ItemsWindow<'_, u32, 2>,
+) {
+    distribute_items!(group, |idx| names[idx] =
+        format!("n{}", idx.global_linear_id()));
+    distribute_items!(group, |idx| copies[idx] = fill.clone());
+    memory_environment!(group, require_private_mem::<u32>(), |private| {
+        distribute_items!(group, |idx| private[idx] =
+            2 * idx.global_linear_id() as u32);
+        distribute_items!(group, |idx| sums[idx] = private[idx] + 1);
+    });
+}
+
+#[test]
+fn other_outputs_store_item_by_item() {
+    let n = 2 * 2 * 20;
+    let (mut names, mut copies, mut sums) = (vec![String::new(); n], vec![0i16; n], vec![0u32; n]);
+    Queue::new()
+        .parallel_with(
+            (1, 2),
+            (2, 20),
+            (
+                ItemsMut::new(&mut names),
+                ItemsMut::new(&mut copies),
+                ItemsMut::new(&mut sums),
+            ),
+            |g, (a, b, c)| fallbacks(g, a, (b, &-5i16), c),
+        )
+        .unwrap();
+    for i in 0..n {
+        assert_eq!(names[i], format!("n{i}"));
+        assert_eq!(copies[i], -5);
+        assert_eq!(sums[i], 2 * i as u32 + 1);
+    }
+}
+
+/// Groups of one dimension, and sub-groups, store item by item.
+#[kernel(group_size = 40)]
+fn one_dimension(group: WorkGroup<1>, mut out: ItemsWindow<'_, f32, 1>) {
+    distribute_items!(group, |idx| out[idx] = idx.global_id_dim(0) as f32 * 0.5);
+}
+
+#[kernel]
+fn sub_groups(group: WorkGroup<1, 32>, mut out: ItemsWindow<'_, u32, 1>) {
+    distribute_groups!(group, |sub_group| {
+        distribute_items!(sub_group, |idx| out[idx] = 3 * idx.global_id_dim(0) as u32);
+    });
+}
+
+#[test]
+fn one_dimension_and_sub_groups_store_item_by_item() {
+    let (mut halves, mut triples) = (vec![0.0f32; 3 * 40], vec![0u32; 2 * 48]);
+    let queue = Queue::new();
+    queue
+        .parallel_with(3, 40, ItemsMut::new(&mut halves), one_dimension)
+        .unwrap();
+    queue
+        .parallel_with(2, 48, ItemsMut::new(&mut triples), sub_groups)
+        .unwrap();
+    assert!(halves.iter().enumerate().all(|(i, &x)| x == i as f32 * 0.5));
+    assert!(triples.iter().enumerate().all(|(i, &x)| x == 3 * i as u32));
+}
+
+/// Statements before the store run in item order, lane by lane.
+#[kernel(group_size = [2, 18])]
+fn logged(group: WorkGroup<2>, log: &Mutex<Vec<usize>>, mut out: ItemsWindow<'_, usize, 2>) {
+    distribute_items!(group, |idx| {
+        let id = idx.global_linear_id();
+        log.lock().unwrap().push(id);
+        out[idx] = 3 * id;
+    });
+}
+
+#[test]
+fn statements_before_the_store_run_in_item_order() {
+    let (groups, items) = ((2, 1), (2, 18));
+    let n = 4 * 18;
+    let (log, mut out) = (Mutex::new(Vec::new()), vec![0usize; n]);
+    Queue::with_threads(1)
+        .unwrap()
+        .parallel_with(groups, items, ItemsMut::new(&mut out), |g, o| {
+            logged(g, &log, o)
+        })
+        .unwrap();
+    let expected: Vec<usize> = (0..n).collect();
+    assert_eq!(log.into_inner().unwrap(), expected);
+    assert_eq!(out, expected.iter().map(|i| 3 * i).collect::<Vec<_>>());
+}
