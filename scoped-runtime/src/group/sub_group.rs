@@ -107,6 +107,12 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
         range
     }
 
+    /// Number of items.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Whether this sub-group has all `S` items.
     #[inline(always)]
     #[must_use]
@@ -149,7 +155,7 @@ impl<const D: usize, const S: usize> SubGroup<D, S> {
     }
 
     #[inline(always)]
-    fn item(&self, lane: usize) -> SItem<D> {
+    pub(crate) fn item(&self, lane: usize) -> SItem<D> {
         let mut local = Id::zero();
         local[D - 1] = lane;
         SItem::new(
