@@ -19,11 +19,11 @@ use crate::tag::GroupTag;
 /// Measured on an AMD EPYC (Zen 4, AVX-512) at the baseline, `v3` and
 /// `v4`, each size against the best size for the kernel and level: with 8
 /// the benchmark's triad, n-body and reduction in sub-groups are within 4%
-/// of their best, the reduction with one accumulator per lane within 5%
-/// (4: up to 1.46×, 64: up to 1.49×), and a prefix sum scanned sub-group
-/// by sub-group, each waiting for the previous one's total, within 2%
-/// (4: up to 1.28×). See the guide's "Instruction sets and the sub-group
-/// size".
+/// of their best, the reduction with one accumulator per lane within 7%
+/// (4: up to 1.19×; 16 to 64 at `v4`, in 512-bit vectors: up to 1.57×),
+/// and a prefix sum scanned sub-group by sub-group, each waiting for the
+/// previous one's total, within 1% (4: up to 1.09×). See the guide's
+/// "Instruction sets and the sub-group size".
 pub const DEFAULT_SUB_GROUP_SIZE: usize = 8;
 
 /// The sub-group sizes a kernel may choose, in increasing order (SYCL 2020
