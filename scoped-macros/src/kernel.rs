@@ -374,6 +374,42 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_item_loop_using_its_lanes_runs_sub_group_by_sub_group_in_one_call() {
+        let lowers_to = |items: TokenStream| {
+            let kernel = quote! {
+                fn lanes(group: WorkGroup<1>, lanes: &mut [i32]) {
+                    distribute_groups!(group, |sub_group| { distribute_items!(sub_group, #items); });
+                }
+            };
+            expand(Flavor::Kernel, TokenStream::new(), kernel).to_string()
+        };
+        // Lanes named by the body, through an `innermost_*` id or the
+        // sub-group: the lanes call.
+        for items in [
+            quote! { |idx| lanes[idx.innermost_local_id_dim(0)] += 1 },
+            quote! { |idx| lanes[sub_group.group_linear_id()] += 1 },
+        ] {
+            let lowered = lowers_to(items.clone());
+            assert!(
+                lowered.contains("distribute_groups_lanes"),
+                "{items}: {lowered}"
+            );
+            assert!(
+                !lowered.contains("distribute_groups_items"),
+                "{items}: {lowered}"
+            );
+        }
+        // A `move` item closure keeps the nested form.
+        let items = quote! { move |idx| lanes[idx.innermost_local_id_dim(0)] += 1 };
+        let lowered = lowers_to(items);
+        assert!(!lowered.contains("distribute_groups_lanes"), "{lowered}");
+        assert!(
+            lowered.contains(":: distribute_groups (& group"),
+            "{lowered}"
+        );
+    }
+
+    #[test]
     fn memory_environment_allocates_through_the_runtime_only() {
         let kernel = quote! {
             fn scratch(group: WorkGroup<1>) {

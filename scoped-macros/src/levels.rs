@@ -30,7 +30,8 @@ pub(crate) fn at_launch_level(
     // need them only out of line: at the baseline, and at v3 in a build
     // without flags, where the optimiser leaves each kernel's v3 body out
     // of its group loop (a `#[target_feature]` function has no inline
-    // hint; v4's body is inlined, for reasons not known). With one copy,
+    // hint, and only the loop inlined last, v4's, sees its body as the
+    // sole call: see ARCHITECTURE.md). With one copy,
     // the spec's tree reduction took 2.1x its v3 build's time there; with
     // two, 1.1x.
     let inlined = match syn::parse2::<syn::Block>(body_tokens) {

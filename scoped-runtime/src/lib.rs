@@ -91,7 +91,9 @@ pub mod __private {
     pub use crate::lowering::exclusive_atomic::{
         exclusive_fetch_add, exclusive_fetch_sub, ExclusiveArithmetic,
     };
-    pub use crate::lowering::fuse::{distribute_groups_items, distribute_groups_looped};
+    pub use crate::lowering::fuse::{
+        distribute_groups_items, distribute_groups_lanes, distribute_groups_looped,
+    };
     pub use crate::lowering::grid_stride::{
         distribute_items_grid_stride, element_address, GridStep,
     };

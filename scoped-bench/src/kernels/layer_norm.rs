@@ -52,7 +52,7 @@ use rayon::prelude::*;
 use scoped::prelude::*;
 use scoped::{permute_group_by_xor, plus, reduce_over_group};
 
-use super::{check_equal, floats, Kernel, Scale, Work};
+use super::{check_close, check_equal, floats, Kernel, Scale, Work};
 
 pub(crate) const NAME: &str = "layer-norm";
 /// Items per row: the sub-group size.
@@ -302,6 +302,13 @@ impl Kernel for LayerNorm {
     }
 
     fn check(&self) -> Result<(), String> {
-        check_equal("output", &self.out, &self.reference)
+        // The group algorithms' scalar path (feature `scalar-algorithms`)
+        // sums in another order than their SIMD tree, which the reference
+        // follows: `reduce_over_group`'s rows then differ by rounding.
+        if cfg!(feature = "scalar-algorithms") {
+            check_close("output", &self.out, &self.reference, 1e-5)
+        } else {
+            check_equal("output", &self.out, &self.reference)
+        }
     }
 }

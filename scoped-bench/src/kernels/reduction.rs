@@ -25,14 +25,12 @@
 //!   four accumulators: the same code as the flat variant.
 //! * `scoped`, sub-group lanes: the items of each sub-group add into one
 //!   group-local accumulator per SIMD lane (`lanes[lane] += input[idx]`),
-//!   which one item sums at the end. With a constant group size the
-//!   optimiser unrolls the sub-group loops and sums all 128 elements as
-//!   one tree: the flat loop's 16 vector loads and 15 adds, in 4 more
-//!   instructions (the tree's first level loads 8 vectors where the flat
-//!   loop's 4 accumulators load 4). At one thread it takes 1.01–1.04×
-//!   the flat variant's time over 300 rounds, the cost of those 4
-//!   instructions (see `scoped::guide::writing_fast_kernels`); the same lanes written by hand
-//!   with rayon are 1.2× the peer.
+//!   which one item sums at the end. The sub-groups run as a loop over
+//!   blocks of at least 16 items, the lanes in vector registers across
+//!   it: at `S = 8` two 8-lane adds per block, eight blocks per group.
+//!   At one thread it takes 0.99–1.06× the flat variant's time (quick
+//!   sizes, 31 rounds; see `scoped::guide::writing_fast_kernels`); the
+//!   same lanes written by hand with rayon are 1.2× the peer.
 //! * `scoped`, tree: the spec's own kernel, halving the active range in
 //!   local memory with `distribute_items_and_wait!` (`log2(128)` passes
 //!   where the others do one). Two lowering shortcuts bring it to the

@@ -13,9 +13,10 @@
 //! of what it captures: it keeps the nested form.
 //!
 //! A body that works with its lanes (it names the subgroup or asks for an
-//! `innermost_*` id, e.g. to keep one accumulator per lane) keeps the
-//! per-subgroup loop: there the lanes are what the optimiser can pack into
-//! one SIMD register.
+//! `innermost_*` id, e.g. to keep one accumulator per lane) keeps a loop
+//! per subgroup, where the lanes are what the optimiser can pack into SIMD
+//! registers: `__private::distribute_groups_lanes`, the nested order, with
+//! the rule checks made once for the whole loop.
 //!
 //! The same holds for a closure that is one `for` loop around such a lone
 //! `distribute_items!` (`for j in 0..n { distribute_items!(sg, |idx| …) }`,
@@ -53,14 +54,19 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
     // A `move` item closure takes its own copy of what it captures once
     // per sub-group; one fused closure would share one copy across the
     // sub-groups (and move captures the nested form cannot).
-    if items.capture.is_some() || is_lane_aware(&items.body, &subgroup_name) {
+    if items.capture.is_some() {
         return None;
     }
+    let runtime = if is_lane_aware(&items.body, &subgroup_name) {
+        quote::format_ident!("distribute_groups_lanes", span = inv.name.span())
+    } else {
+        quote::format_ident!("distribute_groups_items", span = inv.name.span())
+    };
     let item = &items.inputs[0];
     let body = &items.body;
     let span = inv.name.span();
     let fused = quote_spanned! {span=>
-        ::scoped::__private::distribute_groups_items(&#group, #[inline(always)] |#subgroup, #item| {
+        ::scoped::__private::#runtime(&#group, #[inline(always)] |#subgroup, #item| {
             // The nested form used the subgroup's name; so does this one.
             let _ = &#subgroup_name;
             #body

@@ -132,7 +132,7 @@ macro_rules! impls {
     (
         $op:ident, |$ty:ident| $identity:expr, |$a:ident, $b:ident| $combine:expr;
         scalar [$($scalar:ty),*]
-        $(; simd [$($simd:ty => $vector:ident),*], |$va:ident, $vb:ident| $vcombine:expr)?
+        $(; simd [$($simd:ty => $vector:ident / $half:ident),*], |$va:ident, $vb:ident| $vcombine:expr)?
     ) => {
         $(
             impl GroupOperator<$scalar> for $op {
@@ -176,11 +176,12 @@ macro_rules! impls {
                 }
                 #[inline]
                 fn __scan(&self, carry: $simd, src: &[$simd], dst: &mut [$simd]) {
-                    simd::scan::<wide::$vector>(
+                    simd::scan_halved::<wide::$vector, wide::$half>(
                         carry,
                         src,
                         dst,
                         self.identity(),
+                        |$va, $vb| $vcombine,
                         |$va, $vb| $vcombine,
                         |$a, $b| $combine,
                     )
@@ -192,49 +193,49 @@ macro_rules! impls {
 
 impls!(Plus, |T| 0, |a, b| a.wrapping_add(b);
     scalar [isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
-          i64 => i64x4, u64 => u64x4], |a, b| a + b);
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4,
+          i64 => i64x4 / i64x2, u64 => u64x4 / u64x2], |a, b| a + b);
 impls!(Plus, |T| 0.0, |a, b| a + b;
     scalar [];
-    simd [f32 => f32x8, f64 => f64x4], |a, b| a + b);
+    simd [f32 => f32x8 / f32x4, f64 => f64x4 / f64x2], |a, b| a + b);
 impls!(Plus, |T| f16::ZERO, |a, b| a + b; scalar [f16]);
 
 impls!(Multiplies, |T| 1, |a, b| a.wrapping_mul(b);
     scalar [i8, u8, i64, u64, isize, usize];
-    simd [i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8], |a, b| a * b);
+    simd [i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4], |a, b| a * b);
 impls!(Multiplies, |T| 1.0, |a, b| a * b;
     scalar [];
-    simd [f32 => f32x8, f64 => f64x4], |a, b| a * b);
+    simd [f32 => f32x8 / f32x4, f64 => f64x4 / f64x2], |a, b| a * b);
 impls!(Multiplies, |T| f16::ONE, |a, b| a * b; scalar [f16]);
 
 impls!(Minimum, |T| T::MAX, |a, b| a.min(b);
     scalar [i64, u64, isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8],
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4],
     |a, b| a.min(b));
 impls!(Minimum, |T| T::INFINITY, |a, b| a.min(b);
     scalar [f16];
-    simd [f32 => f32x8, f64 => f64x4], |a, b| a.min(b));
+    simd [f32 => f32x8 / f32x4, f64 => f64x4 / f64x2], |a, b| a.min(b));
 
 impls!(Maximum, |T| T::MIN, |a, b| a.max(b);
     scalar [i64, u64, isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8],
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4],
     |a, b| a.max(b));
 impls!(Maximum, |T| T::NEG_INFINITY, |a, b| a.max(b);
     scalar [f16];
-    simd [f32 => f32x8, f64 => f64x4], |a, b| a.max(b));
+    simd [f32 => f32x8 / f32x4, f64 => f64x4 / f64x2], |a, b| a.max(b));
 
 impls!(BitAnd, |T| !0, |a, b| a & b;
     scalar [isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
-          i64 => i64x4, u64 => u64x4], |a, b| a & b);
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4,
+          i64 => i64x4 / i64x2, u64 => u64x4 / u64x2], |a, b| a & b);
 impls!(BitOr, |T| 0, |a, b| a | b;
     scalar [isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
-          i64 => i64x4, u64 => u64x4], |a, b| a | b);
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4,
+          i64 => i64x4 / i64x2, u64 => u64x4 / u64x2], |a, b| a | b);
 impls!(BitXor, |T| 0, |a, b| a ^ b;
     scalar [isize, usize];
-    simd [i8 => i8x32, u8 => u8x32, i16 => i16x16, u16 => u16x16, i32 => i32x8, u32 => u32x8,
-          i64 => i64x4, u64 => u64x4], |a, b| a ^ b);
+    simd [i8 => i8x32 / i8x16, u8 => u8x32 / u8x16, i16 => i16x16 / i16x8, u16 => u16x16 / u16x8, i32 => i32x8 / i32x4, u32 => u32x8 / u32x4,
+          i64 => i64x4 / i64x2, u64 => u64x4 / u64x2], |a, b| a ^ b);
 impls!(BitXor, |T| false, |a, b| a ^ b; scalar [bool]);
 
 impls!(LogicalAnd, |T| 1, |a, b| T::from(a != 0 && b != 0);

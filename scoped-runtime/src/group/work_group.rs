@@ -91,6 +91,27 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
         range
     }
 
+    /// Sub-group `sub` of the row `row` (its id in the last dimension
+    /// ignored), of `len` items.
+    #[inline(always)]
+    fn sub_group_at(&self, row: Id<D>, sub: usize, len: usize) -> SubGroup<D, S> {
+        let mut sub_id = row;
+        sub_id[D - 1] = sub;
+        let mut first = row;
+        first[D - 1] = sub * S;
+        SubGroup::new(
+            sub_id,
+            self.sub_group_range(),
+            self.global_offset.plus(first),
+            len,
+            self.global_range,
+            first,
+            self.local_range,
+            self.tag,
+            self.nesting,
+        )
+    }
+
     /// The item at a local id and the sub-group that holds it, from
     /// copies of the group's fields taken once.
     #[inline(always)]
@@ -445,6 +466,54 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         );
     }
 
+    /// The nested order, sub-group by sub-group, in blocks of
+    /// `LOOPED_LANES` items at least (whole sub-groups), each sub-group's
+    /// lanes in runs of at most `LOOPED_LANES`, each run a constant trip
+    /// count. Which block runs is hidden from the optimiser: the loop over
+    /// blocks stays a loop and is not vectorised across sub-groups, so
+    /// that the lanes of a block, not the whole group, are what the
+    /// optimiser packs into vectors.
+    #[inline(always)]
+    fn __for_each_group_lanes(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
+        let last = self.local_range[D - 1];
+        let mut rows = self.sub_group_range();
+        rows[D - 1] = 1;
+        let full = last / S;
+        let per_block = if S >= LOOPED_LANES {
+            1
+        } else {
+            LOOPED_LANES / S
+        };
+        // The loop over blocks counts to a number the optimiser cannot
+        // see: knowing it, it unrolled the loop, and at SSE2 split the
+        // lanes' sums of the whole group into scalars. The sub-groups left
+        // over are counted from `full`, which it sees: none when whole
+        // blocks fill the row (with a hidden count, the lanes' vectors
+        // were taken apart after the loop for a remainder that never ran).
+        let blocks = opaque(full / per_block);
+        let rest = full - full % per_block;
+        for_each_id(
+            rows,
+            #[inline(always)]
+            |row| {
+                for block in 0..blocks {
+                    // Hidden too: with the block's place in sight, the
+                    // loop was vectorised across sub-groups (gathers, 5x).
+                    let first = opaque(block) * per_block;
+                    for k in 0..per_block {
+                        run_lanes(self.sub_group_at(row, first + k, S), &mut f);
+                    }
+                }
+                for sub in rest..full {
+                    run_lanes(self.sub_group_at(row, sub, S), &mut f);
+                }
+                if full * S < last {
+                    run_lanes(self.sub_group_at(row, full, last - full * S), &mut f);
+                }
+            },
+        );
+    }
+
     #[inline(always)]
     fn __for_each_group(&self, mut f: impl FnMut(SubGroup<D, S>)) {
         let last = self.local_range[D - 1];
@@ -480,5 +549,63 @@ impl<const D: usize, const S: usize> fmt::Debug for WorkGroup<D, S> {
             .field("local_range", &self.local_range)
             .field("sub_group_size", &S)
             .finish()
+    }
+}
+
+/// Runs `f` for the lanes of `sub_group` in increasing order: a full
+/// sub-group in runs of at most [`LOOPED_LANES`] lanes, each a constant
+/// trip count (a loop of 64 lanes was not unrolled, and kept one
+/// accumulator per lane in memory).
+#[inline(always)]
+fn run_lanes<const D: usize, const S: usize>(
+    sub_group: SubGroup<D, S>,
+    f: &mut impl FnMut(SubGroup<D, S>, SItem<D>),
+) {
+    if sub_group.is_full() {
+        let runs = S / LOOPED_LANES;
+        for run in 0..runs {
+            for lane in 0..LOOPED_LANES {
+                f(sub_group, sub_group.item(run * LOOPED_LANES + lane));
+            }
+        }
+        for lane in runs * LOOPED_LANES..S {
+            f(sub_group, sub_group.item(lane));
+        }
+    } else {
+        for lane in 0..sub_group.len() {
+            f(sub_group, sub_group.item(lane));
+        }
+    }
+}
+
+/// `n`, which the optimiser cannot see through (and which costs nothing):
+/// a loop counting to it keeps its iterations.
+#[inline(always)]
+fn opaque(n: usize) -> usize {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let mut n = n;
+        // SAFETY: the template is empty: the value stays in its register
+        // and nothing else is read or written.
+        unsafe {
+            std::arch::asm!("/* {0} */", inout(reg) n, options(pure, nomem, nostack, preserves_flags))
+        };
+        n
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        std::hint::black_box(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opaque;
+
+    #[test]
+    fn opaque_returns_its_argument() {
+        for n in [0, 1, 7, 128, usize::MAX] {
+            assert_eq!(opaque(n), n);
+        }
     }
 }

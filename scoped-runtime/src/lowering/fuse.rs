@@ -23,6 +23,24 @@ pub fn distribute_groups_items<G: ScopedGroup<D>, const D: usize>(
     group.__for_each_group_item(f);
 }
 
+/// `distribute_groups!` whose closure is a lone `distribute_items!` on the
+/// subgroup that works with the subgroup's lanes (it names the subgroup or
+/// asks for an `innermost_*` id): runs `f` for every logical item with the
+/// subgroup holding it, subgroup by subgroup as the nested form does, the
+/// rule checks and the item scope entered once for the whole loop (per
+/// subgroup, the scope's stores stayed in the loop between its loads).
+#[inline(always)]
+#[track_caller]
+pub fn distribute_groups_lanes<G: ScopedGroup<D>, const D: usize>(
+    group: &G,
+    f: impl FnMut(G::Subgroup, SItem<D>),
+) {
+    check_collective(group.__nesting(), "distribute_groups!");
+    check_collective(group.__nesting(), "distribute_items!");
+    let _scope = ItemScope::enter(group.__nesting());
+    group.__for_each_group_lanes(f);
+}
+
 /// `distribute_groups!` whose closure is `for j in iter { distribute_items!(
 /// subgroup, |item| f(subgroup, j, item)) }`, `iter` the same for every
 /// subgroup (`iter()` makes it again): every item meets every `j` once, in

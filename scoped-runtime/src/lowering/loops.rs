@@ -75,6 +75,24 @@ pub trait GroupLoops<const D: usize>: Sealed {
     /// subgroup, as one loop over this group's items (same order).
     fn __for_each_group_item(&self, f: impl FnMut(Self::Subgroup, SItem<D>));
 
+    /// Runs `f` for every logical item with the subgroup that holds it,
+    /// subgroup by subgroup and each subgroup's items in increasing linear
+    /// id: the order of `distribute_groups!` around a lone
+    /// `distribute_items!` on the subgroup whose body uses its lanes. This
+    /// default runs exactly that nest.
+    #[inline(always)]
+    fn __for_each_group_lanes(&self, mut f: impl FnMut(Self::Subgroup, SItem<D>)) {
+        self.__for_each_group(
+            #[inline(always)]
+            |subgroup| {
+                subgroup.__for_each_item(
+                    #[inline(always)]
+                    |item| f(subgroup, item),
+                )
+            },
+        );
+    }
+
     /// `distribute_groups!` whose subgroups each run `for j in iter() {
     /// distribute_items!(subgroup, |item| f(subgroup, j, item)) }`: every
     /// item meets every `j` in increasing order, once. `enter` is called
