@@ -120,8 +120,9 @@ fn typed(
     distribute_items!(group, |idx| small[idx] =
         7 - 3 * idx.global_linear_id() as i32);
     distribute_items!(group, |idx| {
-        let gid = idx.global_linear_id() as u64;
-        large[idx] = (gid << 40 | gid).into();
+        // The element type inferred from the output, as in the plain form.
+        let gid = idx.global_linear_id() as u32;
+        large[idx] = (gid | gid << 20).into();
     });
     distribute_items!(group, |idx| wide[idx] =
         idx.global_linear_id() as f64 * -0.1);
@@ -149,7 +150,7 @@ fn numbers_of_every_width_are_stored_by_lane() {
         .unwrap();
     for i in 0..n {
         assert_eq!(small[i], 7 - 3 * i as i32);
-        assert_eq!(large[i], (i as u64) << 40 | i as u64);
+        assert_eq!(large[i], (i | i << 20) as u64);
         assert_eq!(wide[i].to_bits(), (i as f64 * -0.1).to_bits());
         assert_eq!(bytes[i], (i % 251) as u8);
     }

@@ -86,7 +86,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
     if bound.contains(&item)
         || bound.contains(out)
         || out == &item
-        || mentions(others, &[out.clone()])
+        || mentions(others, std::slice::from_ref(out))
     {
         return None;
     }
