@@ -16,7 +16,7 @@ use crate::tag::GroupTag;
 /// every instruction-set level and under any build flags (a kernel's type
 /// cannot change with the level its launch picks at run time).
 ///
-/// Measured on an AMD EPYC (Zen 4, AVX-512) at the baseline, `v3` and
+/// Measured on an AMD EPYC (family 26, AVX-512) at the baseline, `v3` and
 /// `v4`, each size against the best size for the kernel and level: with 8
 /// the benchmark's triad, n-body and reduction in sub-groups are within 4%
 /// of their best, the reduction with one accumulator per lane within 7%
