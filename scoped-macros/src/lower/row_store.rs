@@ -41,32 +41,21 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
-use syn::{Expr, Ident, ReturnType, Stmt};
+use syn::{Expr, Ident, Stmt};
 
 use super::group_slice::bound_names;
-use super::interchange::body::{mentions, plain_control};
+use super::interchange::body::mentions;
+use super::interchange::plain_item_closure;
 use super::item_syntax::peel;
-use crate::check::pat_ident;
-use crate::parse::{Collective, Invocation};
+use crate::parse::Invocation;
 
 /// The row-stored lowering of `inv`, if it has the shape described above.
 pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenStream> {
     let closure = &inv.closure;
-    if inv.kind != Collective::DistributeItems
-        || !inv.required_size
-        || !closure.attrs.is_empty()
-        || closure.inputs.len() != 1
-        || closure.capture.is_some()
-        || closure.asyncness.is_some()
-        || closure.constness.is_some()
-        || closure.movability.is_some()
-        || closure.lifetimes.is_some()
-        || !matches!(closure.output, ReturnType::Default)
-        || !plain_control(&closure.body)
-    {
+    if !inv.required_size || !closure.attrs.is_empty() {
         return None;
     }
-    let item = pat_ident(&closure.inputs[0])?;
+    let item = plain_item_closure(inv)?;
     let (before, store) = split_last_store(&closure.body)?;
     let Expr::Assign(assign) = store else {
         return None;

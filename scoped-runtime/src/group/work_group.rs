@@ -522,20 +522,8 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
             groups,
             #[inline(always)]
             |sub_id| {
-                let mut first = sub_id;
-                first[D - 1] = sub_id[D - 1] * S;
-                let len = S.min(last - first[D - 1]);
-                f(SubGroup::new(
-                    sub_id,
-                    groups,
-                    self.global_offset.plus(first),
-                    len,
-                    self.global_range,
-                    first,
-                    self.local_range,
-                    self.tag,
-                    self.nesting,
-                ))
+                let sub = sub_id[D - 1];
+                f(self.sub_group_at(sub_id, sub, S.min(last - sub * S)))
             },
         );
     }

@@ -84,11 +84,10 @@ use super::lane_check::Indexed;
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
-/// The item's name and the statements of a `distribute_items!` whose
-/// closure is a plain `|item| { … }` (no `move`, no return type, no
-/// labels or early exits in its body): the shape both this lowering and
-/// the grid-stride one start from.
-pub(super) fn plain_item_block(inv: &Invocation) -> Option<(Ident, &[Stmt])> {
+/// The item's name of a `distribute_items!` whose closure is a plain
+/// `|item| …` (no `move`, no return type, no early exits or labels in its
+/// body): the closure every shortcut on item loops starts from.
+pub(super) fn plain_item_closure(inv: &Invocation) -> Option<Ident> {
     let closure = &inv.closure;
     if inv.kind != Collective::DistributeItems
         || closure.inputs.len() != 1
@@ -98,18 +97,25 @@ pub(super) fn plain_item_block(inv: &Invocation) -> Option<(Ident, &[Stmt])> {
         || closure.movability.is_some()
         || closure.lifetimes.is_some()
         || !matches!(closure.output, ReturnType::Default)
+        || !plain_control(&closure.body)
     {
         return None;
     }
-    let item = pat_ident(&closure.inputs[0])?;
-    let Expr::Block(block) = &*closure.body else {
+    pat_ident(&closure.inputs[0])
+}
+
+/// The item's name and the statements of a plain item closure
+/// ([`plain_item_closure`]) whose body is a block: the shape both this
+/// lowering and the grid-stride one start from.
+pub(super) fn plain_item_block(inv: &Invocation) -> Option<(Ident, &[Stmt])> {
+    let item = plain_item_closure(inv)?;
+    let Expr::Block(block) = &*inv.closure.body else {
         return None;
     };
-    if block.label.is_some() || !block.attrs.is_empty() || !plain_control(&closure.body) {
+    if block.label.is_some() || !block.attrs.is_empty() {
         return None;
     }
-    let stmts = &block.block.stmts;
-    Some((item, stmts))
+    Some((item, &block.block.stmts))
 }
 
 /// The interchanged lowering of `inv`, if it has the shape described above.
