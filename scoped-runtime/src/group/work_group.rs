@@ -372,28 +372,12 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
     #[inline(always)]
     fn __for_each_group_item(&self, mut f: impl FnMut(SubGroup<D, S>, SItem<D>)) {
         let last = self.local_range[D - 1];
-        let groups = self.sub_group_range();
         for_each_id(
             self.local_range,
             #[inline(always)]
             |local| {
                 let (sub, lane) = (local[D - 1] / S, local[D - 1] % S);
-                let mut sub_id = local;
-                sub_id[D - 1] = sub;
-                let mut first = local;
-                first[D - 1] = sub * S;
-                let len = S.min(last - first[D - 1]);
-                let sub_group = SubGroup::new(
-                    sub_id,
-                    groups,
-                    self.global_offset.plus(first),
-                    len,
-                    self.global_range,
-                    first,
-                    self.local_range,
-                    self.tag,
-                    self.nesting,
-                );
+                let sub_group = self.sub_group_at(local, sub, S.min(last - sub * S));
                 let mut in_sub_group = Id::zero();
                 in_sub_group[D - 1] = lane;
                 let item = SItem::new(
