@@ -80,24 +80,9 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     }
 
     let mut walker = Walker::new(ctx);
-    walker.slice_params = function
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(param) => crate::lower::group_slice::slice_param(param),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
-    walker.window_params = function
-        .sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(param) => crate::lower::lane_check::window_param(param),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
+    walker.slice_params = typed_params(&function, crate::lower::group_slice::slice_param);
+    walker.window_params = typed_params(&function, crate::lower::lane_check::window_param);
+    walker.item_window_params = typed_params(&function, crate::lower::global_id::window_param);
     // The prologue that makes the range a constant is added only then.
     walker.required_size = size.is_some() && errors.is_empty();
     walker.visit_block_mut(&mut function.block);
@@ -136,6 +121,19 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
         function.attrs.push(syn::parse_quote!(#[allow(unused)]));
     }
     with_errors(quote!(#function), errors)
+}
+
+/// What `pick` finds among `function`'s typed parameters.
+fn typed_params<T>(function: &syn::ItemFn, pick: fn(&syn::PatType) -> Option<T>) -> Vec<T> {
+    function
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(param) => pick(param),
+            FnArg::Receiver(_) => None,
+        })
+        .collect()
 }
 
 /// Makes the body of `function` closures that the runtime runs at the

@@ -100,6 +100,24 @@ pub(crate) struct Invocation {
     pub(crate) required_size: bool,
 }
 
+impl Invocation {
+    /// The same collective on the same group running `closure`: what a
+    /// lowering step that rewrites or splits a body lowers in its place
+    /// (no requests, no errors: the body was checked as written).
+    pub(crate) fn with_closure(&self, closure: ExprClosure, wait: bool) -> Invocation {
+        Invocation {
+            kind: self.kind,
+            wait,
+            name: self.name.clone(),
+            group: self.group.clone(),
+            requests: Vec::new(),
+            closure,
+            errors: Vec::new(),
+            required_size: self.required_size,
+        }
+    }
+}
+
 /// Parses the tokens inside `name!( ... )`.
 pub(crate) fn invocation(
     kind: Collective,

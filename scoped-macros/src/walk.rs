@@ -28,6 +28,8 @@ pub(crate) struct Walker {
     pub(crate) slice_params: Vec<syn::Ident>,
     /// The function's `ChunkWindow` parameters (`lower::lane_check`).
     pub(crate) window_params: Vec<syn::Ident>,
+    /// The function's per-item window parameters (`lower::global_id`).
+    pub(crate) item_window_params: Vec<lower::ItemWindow>,
     /// Whether the function is a kernel with a required group size: its
     /// group parameter's range is a constant (`lower::interchange`).
     pub(crate) required_size: bool,
@@ -41,6 +43,7 @@ impl Walker {
             replaced: 0,
             slice_params: Vec::new(),
             window_params: Vec::new(),
+            item_window_params: Vec::new(),
             required_size: false,
         }
     }
@@ -149,15 +152,23 @@ impl Walker {
             && crate::check::group_ident(&inv.group)
                 .and_then(|name| self.ctx.lookup(name))
                 .is_some_and(|b| b.kind == BindingKind::Group { level: 0 });
-        // Parameters that a binding in scope here shadows are not the slices.
+        // Parameters that a binding in scope here shadows are not the slices
+        // or windows.
+        let unshadowed = |name: &syn::Ident| {
+            self.ctx
+                .lookup(name)
+                .is_some_and(|b| b.kind == BindingKind::Param)
+        };
         let slices: Vec<syn::Ident> = self
             .slice_params
             .iter()
-            .filter(|s| {
-                self.ctx
-                    .lookup(s)
-                    .is_some_and(|b| b.kind == BindingKind::Param)
-            })
+            .filter(|s| unshadowed(s))
+            .cloned()
+            .collect();
+        let item_windows: Vec<lower::ItemWindow> = self
+            .item_window_params
+            .iter()
+            .filter(|w| unshadowed(&w.name))
             .cloned()
             .collect();
         let mut indexed: Vec<lower::Indexed> = slices
@@ -168,11 +179,7 @@ impl Walker {
         indexed.extend(
             self.window_params
                 .iter()
-                .filter(|w| {
-                    self.ctx
-                        .lookup(w)
-                        .is_some_and(|b| b.kind == BindingKind::Param)
-                })
+                .filter(|w| unshadowed(w))
                 .map(lower::Indexed::chunk_window),
         );
         Some(
@@ -180,6 +187,7 @@ impl Walker {
                 &inv,
                 &self.ctx.generics,
                 &slices,
+                &item_windows,
                 &indexed,
             ))
             .unwrap_or_else(|e| {

@@ -63,6 +63,14 @@ impl<'a, T, const D: usize> ItemsRefWindow<'a, T, D> {
         self.tag
     }
 
+    /// Whether `item` is one of this window's group's items: the tag
+    /// compare of indexing by item.
+    #[inline(always)]
+    pub(crate) fn owns(&self, item: &SItem<D>) -> bool {
+        item.offset_in_group(self.tag, self.range, self.global_range)
+            .is_some()
+    }
+
     /// The whole input.
     #[must_use]
     pub fn as_slice(&self) -> &'a [T] {

@@ -94,6 +94,7 @@ pub mod __private {
     pub use crate::lowering::fuse::{
         distribute_groups_items, distribute_groups_lanes, distribute_groups_looped,
     };
+    pub use crate::lowering::global_id::{GlobalIdOf, GlobalIndex};
     pub use crate::lowering::grid_stride::{
         distribute_items_grid_stride, element_address, GridStep,
     };

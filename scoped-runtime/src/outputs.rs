@@ -89,6 +89,14 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
         self.range
     }
 
+    /// Whether `item` is one of this window's group's items: the tag
+    /// compare of indexing by item.
+    #[inline(always)]
+    pub(crate) fn owns(&self, item: &SItem<D>) -> bool {
+        item.offset_in_group(self.tag, self.range, self.global_range)
+            .is_some()
+    }
+
     /// Whether global id `id` lies in this window.
     #[inline(always)]
     #[must_use]

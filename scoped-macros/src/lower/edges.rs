@@ -57,13 +57,14 @@ use crate::check::group_ident;
 use crate::parse::Invocation;
 
 /// The edge lowering of `inv`, if it has the shape above; `generics`,
-/// `slices` and `indexed` as for [`super::invocation`]. `inv.closure.body` is already
+/// `slices`, `windows` and `indexed` as for [`super::invocation`]. `inv.closure.body` is already
 /// lowered.
 pub(crate) fn distribute_items(
     inv: &Invocation,
     group: &Expr,
     generics: &[Ident],
     slices: &[Ident],
+    windows: &[super::ItemWindow],
     indexed: &[super::Indexed],
 ) -> Option<TokenStream> {
     let (item, stmts) = plain_item_block(inv)?;
@@ -114,22 +115,15 @@ pub(crate) fn distribute_items(
         closure
             .attrs
             .push(syn::parse_quote!(#[allow(unused_variables)]));
-        Invocation {
-            kind: inv.kind,
-            wait: false,
-            name: inv.name.clone(),
-            group: inv.group.clone(),
-            requests: Vec::new(),
-            closure,
-            errors: Vec::new(),
-            required_size: inv.required_size,
-        }
+        inv.with_closure(closure, false)
     };
     let span = inv.name.span();
     let mut parts = Vec::new();
     if !plain.is_empty() {
         let first = part(plain.iter().collect());
-        parts.push(super::invocation(&first, generics, slices, indexed));
+        parts.push(super::invocation(
+            &first, generics, slices, windows, indexed,
+        ));
     }
     for (stmt, edge) in guarded.iter().zip(&edges) {
         let edge_part = part(vec![stmt]);
@@ -251,7 +245,7 @@ mod tests {
     fn lowered(closure: &str) -> Option<String> {
         let (inv, group) = crate::lower::distribute_items_on_g(closure);
         let slices = [format_ident!("a")];
-        distribute_items(&inv, &group, &[], &slices, &[]).map(|t| t.to_string())
+        distribute_items(&inv, &group, &[], &slices, &[], &[]).map(|t| t.to_string())
     }
 
     #[test]

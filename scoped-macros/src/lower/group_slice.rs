@@ -34,11 +34,10 @@ use quote::{format_ident, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, ExprClosure, Ident, Stmt};
+use syn::{Expr, ExprClosure, Ident};
 
-use super::item_syntax::{literal, peel, query};
-use crate::check::pat_ident;
-use crate::parse::{Collective, Invocation};
+use super::item_syntax::{peel, visit_with_ids, GlobalId, GlobalIds};
+use crate::parse::Invocation;
 
 /// The shortcut lowering of `inv`, if its body reads one of `slices` (the
 /// shared-slice parameters in scope where the macro is) at the item's
@@ -48,28 +47,17 @@ pub(crate) fn distribute_items(
     group: &Expr,
     slices: &[Ident],
 ) -> Option<TokenStream> {
-    if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 || slices.is_empty()
-    {
+    if slices.is_empty() {
         return None;
     }
-    let item = pat_ident(&inv.closure.inputs[0])?;
-    let bound = bound_names(&inv.closure.body);
-    if bound.contains(&item) {
-        return None;
-    }
+    let ids = GlobalIds::in_item_loop(inv)?;
     let mut rewrite = Rewrite {
-        item,
-        slices: slices
-            .iter()
-            .filter(|s| !bound.contains(s))
-            .cloned()
-            .collect(),
-        bound,
-        ids: Vec::new(),
+        slices: slices.iter().filter(|s| !ids.binds(s)).cloned().collect(),
+        ids,
         used: Vec::new(),
     };
     let mut closure: ExprClosure = inv.closure.clone();
-    rewrite.body(&mut closure.body);
+    visit_with_ids(&mut rewrite, &mut closure.body, |r| &mut r.ids);
     if rewrite.used.is_empty() {
         return None;
     }
@@ -114,68 +102,12 @@ pub(super) fn bound_names(body: &Expr) -> Vec<Ident> {
 }
 
 struct Rewrite {
-    item: Ident,
     /// The slices that may be rewritten (not bound in the body).
     slices: Vec<Ident>,
-    /// Every name bound in the body.
-    bound: Vec<Ident>,
-    /// Names of the item's global id (`let gid = idx.global_linear_id();`)
-    /// bound so far.
-    ids: Vec<Ident>,
+    /// The item's global ids.
+    ids: GlobalIds,
     /// The slices rewritten, in order of their `GroupSlice`s.
     used: Vec<Ident>,
-}
-
-impl Rewrite {
-    /// Rewrites the reads of `body`, with ids bound by its top-level
-    /// statements taking effect after them.
-    fn body(&mut self, body: &mut Expr) {
-        let Expr::Block(block) = body else {
-            return self.visit_expr_mut(body);
-        };
-        if block.label.is_some() {
-            return self.visit_expr_mut(body);
-        }
-        for stmt in &mut block.block.stmts {
-            self.visit_stmt_mut(stmt);
-            if let Stmt::Local(local) = stmt {
-                let Some(init) = &local.init else { continue };
-                let syn::Pat::Ident(p) = &local.pat else {
-                    continue;
-                };
-                let once = self.bound.iter().filter(|n| **n == p.ident).count() == 1;
-                if p.by_ref.is_none()
-                    && p.mutability.is_none()
-                    && p.subpat.is_none()
-                    && init.diverge.is_none()
-                    && once
-                    && self.is_global_id(&init.expr)
-                {
-                    self.ids.push(p.ident.clone());
-                }
-            }
-        }
-    }
-
-    /// Whether `index` is the item's global linear id (one-dimensional
-    /// launches: its global id in dimension 0 is the same for them, and
-    /// `GroupSlice` reads other launches as written).
-    fn is_global_id(&self, index: &Expr) -> bool {
-        if let Expr::Path(path) = peel(index) {
-            return path
-                .path
-                .get_ident()
-                .is_some_and(|name| self.ids.contains(name));
-        }
-        query(index, &self.item).is_some_and(|call| {
-            let args: Vec<&Expr> = call.args.iter().collect();
-            match (call.method.to_string().as_str(), args.as_slice()) {
-                ("global_id_dim", [d]) => literal(d) == Some(0),
-                ("global_linear_id", []) => true,
-                _ => false,
-            }
-        })
-    }
 }
 
 impl Rewrite {
@@ -190,7 +122,9 @@ impl Rewrite {
             _ => None,
         }
         .filter(|s| self.slices.contains(s))?;
-        if !self.is_global_id(&read.index) {
+        // One-dimensional launches: there the global id in dimension 0 is
+        // the linear one, and `GroupSlice` reads other launches as written.
+        if self.ids.of(&read.index) != Some(GlobalId::Linear) {
             return None;
         }
         let n = match self.used.iter().position(|u| *u == slice) {

@@ -2,9 +2,12 @@
 //! `item_copy.rs`) recognise in `distribute_items!` bodies: calls of `SItem`'s
 //! id queries on the item, the local ids among them, integer literals.
 
-use syn::{Expr, ExprMethodCall, Ident, Lit};
+use syn::visit_mut::VisitMut;
+use syn::{Expr, ExprMethodCall, Ident, Lit, Stmt};
 
-use crate::check::group_ident;
+use super::group_slice::bound_names;
+use crate::check::{group_ident, pat_ident};
+use crate::parse::{Collective, Invocation};
 
 /// Which local id an item query names: one dimension, or the linear id.
 #[derive(Clone, Copy)]
@@ -107,4 +110,110 @@ pub(crate) fn wrapping_method(op: &syn::BinOp) -> Option<proc_macro2::TokenStrea
         syn::BinOp::Mul(_) => quote::quote!(wrapping_mul),
         _ => return None,
     })
+}
+
+/// Which of the item's global ids an index is: the linear one (`usize`;
+/// `global_id_dim(0)` is the same in one dimension) or the whole `Id`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum GlobalId {
+    Linear,
+    Full,
+}
+
+/// The item's global ids in a `distribute_items!` body: the queries
+/// `item.global_linear_id()`, `item.global_id_dim(0)`, `item.global_id()`,
+/// and the names a top-level `let` binds once (not `mut`) to one of them,
+/// from that statement on (`let gid = idx.global_linear_id();`).
+pub(crate) struct GlobalIds {
+    item: Ident,
+    /// Every name bound in the body.
+    bound: Vec<Ident>,
+    names: Vec<(Ident, GlobalId)>,
+}
+
+impl GlobalIds {
+    /// The ids of the item of `inv`, if it is a `distribute_items!` whose
+    /// closure takes the item as a plain identifier not bound again in
+    /// its body.
+    pub(crate) fn in_item_loop(inv: &Invocation) -> Option<Self> {
+        if inv.kind != Collective::DistributeItems || inv.closure.inputs.len() != 1 {
+            return None;
+        }
+        let item = pat_ident(&inv.closure.inputs[0])?;
+        let bound = bound_names(&inv.closure.body);
+        (!bound.contains(&item)).then(|| Self {
+            item,
+            bound,
+            names: Vec::new(),
+        })
+    }
+
+    /// Whether the body binds `name` anywhere.
+    pub(crate) fn binds(&self, name: &Ident) -> bool {
+        self.bound.contains(name)
+    }
+
+    /// The item.
+    pub(crate) fn item(&self) -> &Ident {
+        &self.item
+    }
+
+    /// Which global id `index` is, if it is one.
+    pub(crate) fn of(&self, index: &Expr) -> Option<GlobalId> {
+        if let Expr::Path(path) = peel(index) {
+            let name = path.path.get_ident()?;
+            return self
+                .names
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, id)| *id);
+        }
+        let call = query(index, &self.item)?;
+        let args: Vec<&Expr> = call.args.iter().collect();
+        match (call.method.to_string().as_str(), args.as_slice()) {
+            ("global_id_dim", [d]) if literal(d) == Some(0) => Some(GlobalId::Linear),
+            ("global_linear_id", []) => Some(GlobalId::Linear),
+            ("global_id", []) => Some(GlobalId::Full),
+            _ => None,
+        }
+    }
+
+    /// Notes the id `stmt` binds, if it is `let name = <global id>;`.
+    fn note(&mut self, stmt: &Stmt) {
+        let Stmt::Local(local) = stmt else { return };
+        let (Some(init), syn::Pat::Ident(p)) = (&local.init, &local.pat) else {
+            return;
+        };
+        let once = self.bound.iter().filter(|n| **n == p.ident).count() == 1;
+        if p.by_ref.is_none()
+            && p.mutability.is_none()
+            && p.subpat.is_none()
+            && init.diverge.is_none()
+            && once
+        {
+            if let Some(id) = self.of(&init.expr) {
+                self.names.push((p.ident.clone(), id));
+            }
+        }
+    }
+}
+
+/// Visits `body` with `visitor` a top-level statement at a time, noting
+/// after each the global id it binds in `ids(visitor)`: a rewrite that
+/// asks `ids` then sees each name only where it is bound.
+pub(crate) fn visit_with_ids<V: VisitMut>(
+    visitor: &mut V,
+    body: &mut Expr,
+    ids: fn(&mut V) -> &mut GlobalIds,
+) {
+    let Expr::Block(block) = body else {
+        return visitor.visit_expr_mut(body);
+    };
+    if block.label.is_some() {
+        return visitor.visit_expr_mut(body);
+    }
+    for stmt in &mut block.block.stmts {
+        visitor.visit_stmt_mut(stmt);
+        ids(visitor).note(stmt);
+    }
 }

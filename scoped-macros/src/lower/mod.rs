@@ -20,7 +20,9 @@
 //!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
 //!   (a tile walked by group-stride loops per dimension, run as rounds of
 //!   item loops), with the
-//!   item-query syntax they share in [`item_syntax`]; inside
+//!   item-query syntax they share in [`item_syntax`]; before the
+//!   shortcuts from [`interchange`] on, [`global_id`] (a window indexed
+//!   by the item's global id, indexed through the item); inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
 //!   reference made for it alone); and after them [`same_group`] (the
 //!   lowered loop in two copies, one where the windows it indexes by item
@@ -35,6 +37,7 @@ mod const_checks;
 mod edges;
 pub(crate) mod exclusive_atomic;
 mod fuse;
+pub(crate) mod global_id;
 mod grid_stride;
 pub(crate) mod group_slice;
 mod guard;
@@ -56,6 +59,7 @@ use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident};
 
 pub(crate) use const_checks::group_shape;
+pub(crate) use global_id::ItemWindow;
 pub(crate) use lane_check::Indexed;
 pub(crate) use read_only::read_only;
 pub(crate) use same_group::first_copies;
@@ -64,30 +68,39 @@ use crate::parse::{Collective, Invocation};
 
 /// The expression that replaces `inv`, in a function with the type and
 /// const parameters `generics`; `slices` are the shared-slice parameters
-/// in scope where it is (see [`group_slice`]).
+/// in scope where it is (see [`group_slice`]), `windows` the per-item
+/// window parameters (see [`global_id`]).
 /// `indexed` are the names whose index reads `lane_check` may check ahead.
 pub(crate) fn invocation(
     inv: &Invocation,
     generics: &[Ident],
     slices: &[Ident],
+    windows: &[ItemWindow],
     indexed: &[Indexed],
 ) -> TokenStream {
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => {
             let before_rounds = guard::distribute_items(inv, group)
-                .or_else(|| edges::distribute_items(inv, group, generics, slices, indexed))
+                .or_else(|| edges::distribute_items(inv, group, generics, slices, windows, indexed))
                 .or_else(|| item_copy::distribute_items(inv, group))
                 .or_else(|| grid_stride::distribute_items(inv, group, slices));
             if before_rounds.is_none() {
                 // Each round is an item loop lowered (and copied) on its own.
                 let rounds = stride_nest::distribute_items(inv, group, |round| {
-                    invocation(round, generics, slices, indexed)
+                    invocation(round, generics, slices, windows, indexed)
                 });
                 if let Some(rounds) = rounds {
                     return waited(inv, group, rounds);
                 }
             }
+            // Past the shortcuts that read a window at the global id as it
+            // is written (`item_copy`).
+            let rewritten = before_rounds
+                .is_none()
+                .then(|| global_id::rewrite(inv, windows))
+                .flatten();
+            let inv = rewritten.as_ref().unwrap_or(inv);
             let lowered = before_rounds
                 .or_else(|| interchange::distribute_items(inv, group, indexed))
                 .or_else(|| group_slice::distribute_items(inv, group, slices))

@@ -18,7 +18,8 @@
 //! choice changes nothing but speed, and the probes only borrow names the
 //! body reads, evaluated once before the loop.
 //!
-//! The names, exactly: `name[item]` anywhere in the body outside items
+//! The names, exactly: `name[item]` (or `global_id`'s rewrite of
+//! `name[<the item's global id>]`) anywhere in the body outside items
 //! and other macros' tokens, `name` a plain identifier bound nowhere in the
 //! body, the item's name not bound again in it. Bodies that cannot be
 //! written twice (`levels::can_be_copied`) keep one copy.
@@ -150,7 +151,8 @@ struct Finder<'a> {
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_expr_index(&mut self, index: &'ast syn::ExprIndex) {
-        let is_item = matches!(peel(&index.index), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.item));
+        let is_item = matches!(peel(&index.index), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.item))
+            || super::global_id::by_item(&index.index, self.item);
         if let (true, Expr::Path(path)) = (is_item, peel(&index.expr)) {
             if let Some(name) = path.path.get_ident().filter(|_| path.qself.is_none()) {
                 if !self.names.contains(name) {

@@ -177,19 +177,13 @@ fn lower_rounds(
                 #(#stmts)*
             }
         }};
-        lower(&Invocation {
-            kind: inv.kind,
-            wait: false,
-            name: inv.name.clone(),
-            group: inv.group.clone(),
-            requests: Vec::new(),
-            closure: ExprClosure {
+        lower(&inv.with_closure(
+            ExprClosure {
                 body: Box::new(round_body),
                 ..inv.closure.clone()
             },
-            errors: Vec::new(),
-            required_size: inv.required_size,
-        })
+            false,
+        ))
     };
     let (full, partial) = (round(false), round(true));
     let dims: Vec<usize> = levels.iter().map(|level| level.dim).collect();

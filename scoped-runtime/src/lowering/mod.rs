@@ -5,7 +5,8 @@
 //! * [`const_checks`]: shapes and sizes checked while a kernel compiles;
 //! * [`loops`]: [`GroupLoops`], the loops every group type runs;
 //! * [`distribute`]: the plain collectives;
-//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`interchange`],
+//! * [`fuse`], [`guard`], [`item_copy`], [`group_slice`], [`global_id`],
+//!   [`interchange`],
 //!   [`chunk_check`], [`row_store`], [`edges`], [`grid_stride`],
 //!   [`stride_nest`], [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
@@ -25,6 +26,7 @@ pub(crate) mod distribute;
 pub(crate) mod edges;
 pub(crate) mod exclusive_atomic;
 pub(crate) mod fuse;
+pub(crate) mod global_id;
 pub(crate) mod grid_stride;
 pub(crate) mod group_size;
 pub(crate) mod group_slice;
