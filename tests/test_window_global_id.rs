@@ -54,6 +54,26 @@ fn scale_2d(
     });
 }
 
+/// An inner loop the same for every item (run interchanged, the items in
+/// the lanes), its input and output windows at the global id.
+#[allow(clippy::needless_range_loop)] // the GPU form, as written
+#[kernel(group_size = 16)]
+fn weighted_by_gid(
+    group: WorkGroup<1>,
+    w: &[f32],
+    x: ItemsRefWindow<'_, f32>,
+    mut out: ItemsWindow<'_, f32>,
+) {
+    distribute_items!(group, |idx| {
+        let gid = idx.global_linear_id();
+        let mut s = 0.0f32;
+        for k in 0..w.len() {
+            s += w[k] * x[gid] + k as f32;
+        }
+        out[gid] = s;
+    });
+}
+
 fn values(n: usize) -> Vec<i64> {
     (0..n as i64).map(|i| (i * 7919) % 1009 - 500).collect()
 }
@@ -99,6 +119,36 @@ fn two_dimensional_windows_by_id_match_a_serial_loop() {
             .with_isa(isa)
             .unwrap()
             .parallel_with((3, 2), (2, 12), args, |g, (i, o)| scale_2d(g, i, o))
+            .unwrap();
+        assert_eq!(out, expected, "level {isa}");
+    }
+}
+
+#[test]
+fn interchanged_loops_with_windows_at_the_global_id_match_a_serial_loop() {
+    let w: Vec<f32> = (0..37).map(|k| (k % 5) as f32 - 1.5).collect();
+    let x: Vec<f32> = (0..5 * 16).map(|i| (i % 9) as f32 * 0.25).collect();
+    let expected: Vec<f32> = x
+        .iter()
+        .map(|&x| {
+            let mut s = 0.0f32;
+            for (k, w) in w.iter().enumerate() {
+                s += w * x + k as f32;
+            }
+            s
+        })
+        .collect();
+    for isa in Isa::ALL.into_iter().filter(|i| i.is_supported()) {
+        let mut out = vec![f32::NAN; x.len()];
+        Queue::new()
+            .with_isa(isa)
+            .unwrap()
+            .parallel_with(
+                5,
+                16,
+                (ItemsRef::new(&x), ItemsMut::new(&mut out)),
+                |g, (x, o)| weighted_by_gid(g, &w, x, o),
+            )
             .unwrap();
         assert_eq!(out, expected, "level {isa}");
     }
