@@ -17,9 +17,9 @@
 //! which the optimiser cannot prove from the item loop, and the check's
 //! panic kept the loop scalar (the spec's reduction at half its speed); by
 //! the item the check is a tag compare that folds away. The rewritten body
-//! then goes through the shortcuts after `item_copy` (which reads such a
-//! copy as it is) and `same_group`, which counts the window as indexed by
-//! the item.
+//! then goes through every shortcut: `item_copy` takes the rewritten
+//! index as the item's own element, and `same_group` counts the window as
+//! indexed by the item.
 //!
 //! The shape, exactly: the closure takes the item as a plain identifier,
 //! not bound again in the body; an index `name[index]` (read or written)

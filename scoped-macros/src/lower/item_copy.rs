@@ -22,7 +22,8 @@
 //!   (`group` the distributed group), or the item itself (private memory:
 //!   `x[idx] = input[idx]`);
 //! * `index` is the item itself, `idx.global_id_dim(0)` or
-//!   `idx.global_linear_id()`;
+//!   `idx.global_linear_id()` (or a window's index of one of them, made
+//!   by `global_id.rs`);
 //! * `input` is a name, and `local` a place made of a name, fields and
 //!   indices that are literals or names, neither naming the item.
 //!
@@ -101,8 +102,12 @@ fn single_expression(body: &Expr) -> Option<&Expr> {
 }
 
 /// Whether `index` reaches the item's own element of a per-item input:
-/// the item, or its global id in a one-dimensional launch.
+/// the item, or its global id in a one-dimensional launch (as written, or
+/// through the item: `global_id.rs`).
 fn is_item_index(index: &Expr, item: &Ident) -> bool {
+    if super::global_id::by_item(index, item) {
+        return true;
+    }
     match peel(index) {
         Expr::Path(_) => name(index) == Some(item),
         expr => query(expr, item).is_some_and(|call| {

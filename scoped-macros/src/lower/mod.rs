@@ -20,9 +20,9 @@
 //!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
 //!   (a tile walked by group-stride loops per dimension, run as rounds of
 //!   item loops), with the
-//!   item-query syntax they share in [`item_syntax`]; before the
-//!   shortcuts from [`interchange`] on, [`global_id`] (a window indexed
-//!   by the item's global id, indexed through the item); inside
+//!   item-query syntax they share in [`item_syntax`]; before them all,
+//!   [`global_id`] (a window indexed by the item's global id, indexed
+//!   through the item); inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
 //!   reference made for it alone); and after them [`same_group`] (the
 //!   lowered loop in two copies, one where the windows it indexes by item
@@ -81,6 +81,10 @@ pub(crate) fn invocation(
     let group = strip_reference(&inv.group);
     match inv.kind {
         Collective::DistributeItems => {
+            // Windows at the global id indexed through the item, for every
+            // shortcut and the plain loop alike.
+            let rewritten = global_id::rewrite(inv, windows);
+            let inv = rewritten.as_ref().unwrap_or(inv);
             let before_rounds = guard::distribute_items(inv, group)
                 .or_else(|| edges::distribute_items(inv, group, generics, slices, windows, indexed))
                 .or_else(|| item_copy::distribute_items(inv, group))
@@ -94,13 +98,6 @@ pub(crate) fn invocation(
                     return waited(inv, group, rounds);
                 }
             }
-            // Past the shortcuts that read a window at the global id as it
-            // is written (`item_copy`).
-            let rewritten = before_rounds
-                .is_none()
-                .then(|| global_id::rewrite(inv, windows))
-                .flatten();
-            let inv = rewritten.as_ref().unwrap_or(inv);
             let lowered = before_rounds
                 .or_else(|| interchange::distribute_items(inv, group, indexed))
                 .or_else(|| group_slice::distribute_items(inv, group, slices))
