@@ -30,6 +30,7 @@
 //! with the chart of the ratios in `scoped-bench/ratios.png`.
 
 mod bandwidth;
+mod build_pairs;
 mod builds;
 mod chart;
 mod child;
@@ -39,7 +40,6 @@ mod levels;
 mod machine;
 mod markdown;
 mod measure;
-mod native;
 mod options;
 mod order;
 mod probe;
@@ -57,8 +57,8 @@ use machine::{Build, Machine};
 use measure::Measurement;
 use options::{options, Options};
 use order::balanced_order;
-use results::{Level, Native, Report, Row};
-use scoped::Queue;
+use results::{BuildPairs, Level, Report, Row};
+use scoped::{Isa, Queue};
 use units::ms;
 
 /// Pairs of children of the default and the native build.
@@ -118,6 +118,52 @@ fn main() -> ExitCode {
     }
 }
 
+/// `pairs` pairs of children of the two builds, each held at its level
+/// if one is given (else dispatching), one after the other, the first
+/// build first in every other pair.
+fn compare_builds(
+    first: (&std::path::Path, Option<Isa>),
+    second: (&std::path::Path, Option<Isa>),
+    pairs: usize,
+    runs: usize,
+    args: &[String],
+) -> Result<BuildPairs, String> {
+    let (mut runs_of, mut builds) = (Vec::new(), (None, None));
+    for pair in 0..pairs {
+        eprintln!(
+            "compare: {} against {}, pair {} of {pairs}",
+            first.0.display(),
+            second.0.display(),
+            pair + 1
+        );
+        let order = if pair % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        let (mut a, mut b) = (None, None);
+        for is_first in order {
+            let (exe, isa) = if is_first { first } else { second };
+            let child = run_child(exe, isa, args)?;
+            if is_first {
+                builds.0 = Some(child.build);
+                a = Some(child.rows);
+            } else {
+                builds.1 = Some(child.build);
+                b = Some(child.rows);
+            }
+        }
+        runs_of.extend(a.zip(b));
+    }
+    Ok(BuildPairs {
+        default: builds.0.expect("a child of the first build ran"),
+        other: builds.1.expect("a child of the second build ran"),
+        pairs,
+        runs,
+        rows: build_pairs::compare(&runs_of),
+    })
+}
+
 /// The runner: builds, children, probe, launch overhead, report.
 fn run(options: &Options) -> Result<(), String> {
     let started = Instant::now();
@@ -147,64 +193,47 @@ fn run(options: &Options) -> Result<(), String> {
         probe::probe(threads, probe::SMALLEST, probe::LARGEST)
     });
     let mut levels = Vec::new();
-    for (isa, exe) in level_exes {
+    for (isa, exe) in &level_exes {
         eprintln!("compare: level {isa}: {}", exe.display());
-        let child = run_child(&exe, Some(isa), &options.child_args(options.runs))?;
+        let child = run_child(exe, Some(*isa), &options.child_args(options.runs))?;
         levels.push(Level {
-            isa,
+            isa: *isa,
             build: child.build,
             rows: child.rows,
         });
     }
-    let native = match native_exes {
-        Some((default_exe, native_exe)) => {
-            let pairs = match options.scale {
-                Scale::Quick | Scale::Test => NATIVE_PAIRS_QUICK,
-                Scale::Full => NATIVE_PAIRS,
-            };
-            let runs = (options.runs / pairs).max(3);
-            let args = options.child_args(runs);
-            let mut runs_of = Vec::new();
-            let (mut default, mut native) = (None, None);
-            for pair in 0..pairs {
-                eprintln!(
-                    "compare: default against native build, pair {} of {pairs}",
-                    pair + 1
-                );
-                // The default build first in every other pair.
-                let order = if pair % 2 == 0 {
-                    [true, false]
-                } else {
-                    [false, true]
-                };
-                let (mut d, mut n) = (None, None);
-                for is_default in order {
-                    let exe = if is_default {
-                        &default_exe
-                    } else {
-                        &native_exe
-                    };
-                    let child = run_child(exe, None, &args)?;
-                    if is_default {
-                        default = Some(child.build);
-                        d = Some(child.rows);
-                    } else {
-                        native = Some(child.build);
-                        n = Some(child.rows);
-                    }
-                }
-                runs_of.extend(d.zip(n));
-            }
-            Some(Native {
-                default: default.expect("a default child ran"),
-                native: native.expect("a native child ran"),
+    let (mut native, mut below) = (None, Vec::new());
+    if let Some((default_exe, native_exe)) = &native_exes {
+        let pairs = match options.scale {
+            Scale::Quick | Scale::Test => NATIVE_PAIRS_QUICK,
+            Scale::Full => NATIVE_PAIRS,
+        };
+        let runs = (options.runs / pairs).max(3);
+        let args = options.child_args(runs);
+        native = Some(compare_builds(
+            (default_exe, None),
+            (native_exe, None),
+            pairs,
+            runs,
+            &args,
+        )?);
+        // What a crate without flags gets on a CPU whose best level is
+        // lower than this one's: the default build held at that level,
+        // against a build for it. The baseline builds are one binary.
+        let best = Isa::detected();
+        for (isa, exe) in level_exes
+            .iter()
+            .filter(|(isa, _)| *isa != Isa::Baseline && *isa < best)
+        {
+            below.push(compare_builds(
+                (default_exe, Some(*isa)),
+                (exe, Some(*isa)),
                 pairs,
                 runs,
-                rows: native::compare(&runs_of),
-            })
+                &args,
+            )?);
         }
-        None => None,
-    };
+    }
     let mut launch = Vec::new();
     if options.launch {
         eprintln!("compare: launch overhead");
@@ -217,6 +246,7 @@ fn run(options: &Options) -> Result<(), String> {
         runs: options.runs,
         levels,
         native,
+        below,
         plateau,
         launch,
         launch_build: Build::own(),

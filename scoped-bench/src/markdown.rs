@@ -11,7 +11,7 @@ use crate::bandwidth::{bandwidth, Bandwidth, TRIAD_TARGET};
 use crate::machine::Machine;
 use crate::probe::{Plateau, TOLERANCE};
 use crate::results::{
-    AgainstFirst, Level, Native, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO,
+    AgainstFirst, BuildPairs, Level, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO,
 };
 use crate::units::{mib, ms, us};
 
@@ -59,6 +59,9 @@ pub(crate) fn markdown(report: &Report) -> String {
     }
     if let Some(native) = &report.native {
         native_section(&mut s, native);
+    }
+    for below in &report.below {
+        below_section(&mut s, below);
     }
     launch(&mut s, report);
     if let Some(level) = report.levels.last().filter(|l| !l.rows.is_empty()) {
@@ -307,7 +310,7 @@ fn sub_groups(s: &mut String, rows: &[Row]) {
     );
 }
 
-fn native_section(s: &mut String, n: &Native) {
+fn native_section(s: &mut String, n: &BuildPairs) {
     let _ = writeln!(
         s,
         "\n## Default build against native\n\n\
@@ -318,20 +321,50 @@ fn native_section(s: &mut String, n: &Native) {
          peer default/native the same for the hand-written peer, which has no dispatch.\n",
         n.default.flags(),
         n.default.isa,
-        n.native.flags(),
-        n.native.isa,
+        n.other.flags(),
+        n.other.isa,
         n.pairs,
         n.runs,
     );
-    let columns = [
-        ("kernel", false),
-        ("variant", false),
-        ("threads", true),
-        ("default (ms)", true),
-        ("native (ms)", true),
-        ("default/native", true),
-        ("peer default/native", true),
+    pairs_table(s, n, "native");
+}
+
+/// The default build held at a level below the CPU's best: what a crate
+/// without flags gets on a CPU whose best level that is.
+fn below_section(s: &mut String, n: &BuildPairs) {
+    let _ = writeln!(
+        s,
+        "\n## Default build at {isa} against a build for {isa}\n\n\
+         What a crate without flags gets on a CPU whose best level is {isa}: `scoped` built \
+         with flags {} and held at level {isa} (`{}={isa}`) against a build with flags {}, \
+         paired as above ({} pairs, {} rounds per child). The peer of the default build is \
+         compiled for the baseline, hence peer default/{isa}.\n",
+        n.default.flags(),
+        scoped::ISA_ENV,
+        n.other.flags(),
+        n.pairs,
+        n.runs,
+        isa = n.other.isa,
+    );
+    pairs_table(s, n, &n.other.isa);
+}
+
+/// The rows of a pairing of two builds, the second called `second`.
+fn pairs_table(s: &mut String, n: &BuildPairs, second: &str) {
+    let headers = [
+        "kernel".to_string(),
+        "variant".to_string(),
+        "threads".to_string(),
+        "default (ms)".to_string(),
+        format!("{second} (ms)"),
+        format!("default/{second}"),
+        format!("peer default/{second}"),
     ];
+    let columns: Vec<(&str, bool)> = headers
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.as_str(), i >= 2))
+        .collect();
     table(
         s,
         &columns,
@@ -341,7 +374,7 @@ fn native_section(s: &mut String, n: &Native) {
                 r.variant.to_string(),
                 r.threads.to_string(),
                 format!("{:.3}", ms(r.default)),
-                format!("{:.3}", ms(r.native)),
+                format!("{:.3}", ms(r.other)),
                 format!("{:.3}", r.ratio),
                 format!("{:.3}", r.peer_ratio),
             ]
@@ -400,10 +433,10 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::{markdown, table};
+    use crate::build_pairs::PairRow;
     use crate::machine::{Build, Machine};
-    use crate::native::NativeRow;
     use crate::probe::Plateau;
-    use crate::results::{Level, Native, Report};
+    use crate::results::{BuildPairs, Level, Report};
 
     fn build(flags: &str, isa: &str) -> Build {
         Build {
@@ -429,17 +462,32 @@ mod tests {
                 level(Isa::Baseline, ""),
                 level(Isa::V3, "-C target-cpu=x86-64-v3"),
             ],
-            native: Some(Native {
+            below: vec![BuildPairs {
                 default: build("", "v3"),
-                native: build("-C target-cpu=native", "v3"),
+                other: build("-C target-cpu=x86-64-v3", "v3"),
                 pairs: 3,
                 runs: 3,
-                rows: vec![NativeRow {
+                rows: vec![PairRow {
+                    kernel: "reduction",
+                    variant: "flat",
+                    threads: 1,
+                    default: Duration::from_millis(3),
+                    other: Duration::from_millis(2),
+                    ratio: 1.5,
+                    peer_ratio: 1.25,
+                }],
+            }],
+            native: Some(BuildPairs {
+                default: build("", "v3"),
+                other: build("-C target-cpu=native", "v3"),
+                pairs: 3,
+                runs: 3,
+                rows: vec![PairRow {
                     kernel: "n-body",
                     variant: "private",
                     threads: 2,
                     default: Duration::from_millis(10),
-                    native: Duration::from_millis(9),
+                    other: Duration::from_millis(9),
                     ratio: 1.111,
                     peer_ratio: 4.5,
                 }],
@@ -469,6 +517,11 @@ mod tests {
             "## Level v3\n\nBuild flags: `-C target-cpu=x86-64-v3`",
             "from 2 MiB per array",
             "| n-body | private | 2 | 10.000 | 9.000 | 1.111 | 4.500 |",
+            "## Default build at v3 against a build for v3",
+            "held at level v3 (`SCOPED_ISA=v3`) against a build with flags \
+             `-C target-cpu=x86-64-v3`",
+            "| kernel | variant | threads | default (ms) | v3 (ms) | default/v3 | peer default/v3 |",
+            "| reduction | flat | 1 | 3.000 | 2.000 | 1.500 | 1.250 |",
             "* date: 1970-01-01 00:00 UTC",
         ] {
             assert!(md.contains(wanted), "{wanted:?} not in:\n{md}");

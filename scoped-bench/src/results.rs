@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use scoped::Isa;
 
+use crate::build_pairs::PairRow;
 use crate::machine::{Build, Machine};
-use crate::native::NativeRow;
 use crate::probe::Plateau;
 use crate::units::Work;
 
@@ -89,15 +89,16 @@ pub(crate) struct Level {
     pub(crate) rows: Vec<Row>,
 }
 
-/// The default build against the native one.
-pub(crate) struct Native {
+/// The default build against another (the native one, or one for a lower
+/// level), paired child by child.
+pub(crate) struct BuildPairs {
     pub(crate) default: Build,
-    pub(crate) native: Build,
+    pub(crate) other: Build,
     /// Pairs of children run.
     pub(crate) pairs: usize,
     /// Rounds each child ran.
     pub(crate) runs: usize,
-    pub(crate) rows: Vec<NativeRow>,
+    pub(crate) rows: Vec<PairRow>,
 }
 
 /// Everything one run of the runner measured.
@@ -107,7 +108,10 @@ pub(crate) struct Report {
     /// Rounds per thread count.
     pub(crate) runs: usize,
     pub(crate) levels: Vec<Level>,
-    pub(crate) native: Option<Native>,
+    pub(crate) native: Option<BuildPairs>,
+    /// The default build held at each level below the CPU's best (but
+    /// the baseline) against the build for that level.
+    pub(crate) below: Vec<BuildPairs>,
     /// Where the memory's rate begins, if the triad ran.
     pub(crate) plateau: Option<Plateau>,
     pub(crate) launch: Vec<LaunchRow>,

@@ -1,6 +1,7 @@
 //! `scoped` in a default build (no flags: launches dispatch to the CPU's
-//! best level) against `scoped` built for the native CPU. Two builds are
-//! two processes, so they cannot run back to back in one: the runner
+//! best level, or run at the level they are held at) against `scoped`
+//! built for the native CPU or for that level. Two builds are two
+//! processes, so they cannot run back to back in one: the runner
 //! alternates a child of each, several times, and pairs them.
 
 use std::time::Duration;
@@ -9,23 +10,23 @@ use crate::measure::{median, median_ratio};
 use crate::results::Row;
 
 /// One variant at one thread count, over the pairs of children.
-pub(crate) struct NativeRow {
+pub(crate) struct PairRow {
     pub(crate) kernel: &'static str,
     pub(crate) variant: &'static str,
     pub(crate) threads: usize,
     /// Medians over the default build's children of their medians.
     pub(crate) default: Duration,
-    pub(crate) native: Duration,
-    /// Median over the pairs of default time / native time, for the
+    pub(crate) other: Duration,
+    /// Median over the pairs of default time / other time, for the
     /// `scoped` variant and for its peer.
     pub(crate) ratio: f64,
     pub(crate) peer_ratio: f64,
 }
 
-/// The rows of `pairs` (a default child's rows, a native child's rows,
+/// The rows of `pairs` (a default child's rows, the other's rows,
 /// run one after the other), per variant and thread count of the first
 /// default child; variants a child lacks are left out.
-pub(crate) fn compare(pairs: &[(Vec<Row>, Vec<Row>)]) -> Vec<NativeRow> {
+pub(crate) fn compare(pairs: &[(Vec<Row>, Vec<Row>)]) -> Vec<PairRow> {
     let Some((first, _)) = pairs.first() else {
         return Vec::new();
     };
@@ -37,21 +38,21 @@ pub(crate) fn compare(pairs: &[(Vec<Row>, Vec<Row>)]) -> Vec<NativeRow> {
     first
         .iter()
         .filter_map(|r| {
-            let (mut default, mut native, mut ratios, mut peer_ratios) =
+            let (mut default, mut other, mut ratios, mut peer_ratios) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for (d, n) in pairs {
                 let ((d, d_peer), (n, n_peer)) = (find(d, r)?, find(n, r)?);
                 default.push(d);
-                native.push(n);
+                other.push(n);
                 ratios.push(d.as_secs_f64() / n.as_secs_f64());
                 peer_ratios.push(d_peer.as_secs_f64() / n_peer.as_secs_f64());
             }
-            Some(NativeRow {
+            Some(PairRow {
                 kernel: r.kernel,
                 variant: r.variant,
                 threads: r.threads,
                 default: median(&mut default),
-                native: median(&mut native),
+                other: median(&mut other),
                 ratio: median_ratio(&mut ratios),
                 peer_ratio: median_ratio(&mut peer_ratios),
             })
@@ -111,7 +112,7 @@ mod tests {
             r.peer_ratio
         );
         assert_eq!(r.default, Duration::from_millis(100));
-        assert_eq!(r.native, Duration::from_millis(100));
+        assert_eq!(r.other, Duration::from_millis(100));
     }
 
     #[test]
