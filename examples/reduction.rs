@@ -4,13 +4,15 @@
 //!
 //! The kernel is in `reduction/kernel.rs`. Every group's sum is checked
 //! against a serial loop; the kernel time is the median of several runs
-//! after a warm-up.
+//! after a warm-up, each run followed by one of the same sums written by
+//! hand with rayon on as many threads, for comparison.
 //!
 //! `cargo run --release --example reduction [-- --size N --runs R --threads T]`
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
 use scoped::prelude::*;
 
 #[path = "reduction/kernel.rs"]
@@ -85,7 +87,18 @@ fn main() -> ExitCode {
     let original = input(options.size);
     let groups = options.size / GROUP_SIZE;
     let mut data = original.clone();
-    let mut times = Vec::with_capacity(options.runs);
+    let mut by_hand = original.clone();
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(queue.num_threads())
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("reduction: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (mut times, mut rayon_times) = (Vec::new(), Vec::new());
     for run in 0..=options.runs {
         data.copy_from_slice(&original);
         let start = Instant::now();
@@ -100,8 +113,20 @@ fn main() -> ExitCode {
             eprintln!("reduction: {e}");
             return ExitCode::FAILURE;
         }
+        // The same sums by hand, each group's written over its first
+        // element, as the kernel does.
+        by_hand.copy_from_slice(&original);
+        let start = Instant::now();
+        pool.install(|| {
+            by_hand
+                .par_chunks_mut(GROUP_SIZE)
+                .for_each(|chunk| chunk[0] = chunk.iter().sum())
+        });
+        let rayon_elapsed = start.elapsed();
         if run > 0 {
-            times.push(elapsed); // run 0 is the warm-up
+            // Run 0 is the warm-up.
+            times.push(elapsed);
+            rayon_times.push(rayon_elapsed);
         }
     }
 
@@ -121,17 +146,29 @@ fn main() -> ExitCode {
     let median: Duration = times[times.len() / 2];
     let bytes = (options.size * std::mem::size_of::<i32>()) as f64;
     println!(
-        "reduction: {} i32 in {groups} groups of {GROUP_SIZE} on {} threads: median {:.3} ms over {} runs \
-         ({:.2} GB/s read), min {:.3} ms",
+        "reduction: {} i32 in {groups} groups of {GROUP_SIZE} on {} thread{}: median {:.3} ms over {} \
+         runs ({:.2} GB/s read), min {:.3} ms",
         options.size,
         queue.num_threads(),
+        if queue.num_threads() == 1 { "" } else { "s" },
         median.as_secs_f64() * 1e3,
         times.len(),
         bytes / median.as_secs_f64() / 1e9,
         times[0].as_secs_f64() * 1e3,
     );
+    rayon_times.sort();
+    let rayon_median = rayon_times[rayon_times.len() / 2];
+    println!(
+        "reduction: the same sums by hand with rayon: median {:.3} ms (kernel/rayon {:.2})",
+        rayon_median.as_secs_f64() * 1e3,
+        median.as_secs_f64() / rayon_median.as_secs_f64(),
+    );
     if wrong > 0 {
         eprintln!("reduction: FAILED, {wrong} of {groups} group sums are wrong");
+        return ExitCode::FAILURE;
+    }
+    if by_hand != data {
+        eprintln!("reduction: the sums written by hand with rayon differ from the kernel's");
         return ExitCode::FAILURE;
     }
     println!("reduction: all {groups} group sums match the serial loop");
