@@ -4,10 +4,60 @@
 //! processes, so they cannot run back to back in one: the runner
 //! alternates a child of each, several times, and pairs them.
 
+use std::path::Path;
 use std::time::Duration;
 
+use scoped::Isa;
+
+use crate::builds::run_child;
 use crate::measure::{median, median_ratio};
-use crate::results::Row;
+use crate::results::{BuildPairs, Row};
+
+/// `pairs` pairs of children of the two builds, each held at its level
+/// if one is given (else dispatching), one after the other, the first
+/// build first in every other pair.
+pub(crate) fn run_pairs(
+    first: (&Path, Option<Isa>),
+    second: (&Path, Option<Isa>),
+    pairs: usize,
+    runs: usize,
+    args: &[String],
+) -> Result<BuildPairs, String> {
+    let (mut runs_of, mut builds) = (Vec::new(), (None, None));
+    for pair in 0..pairs {
+        eprintln!(
+            "compare: {} against {}, pair {} of {pairs}",
+            first.0.display(),
+            second.0.display(),
+            pair + 1
+        );
+        let order = if pair % 2 == 0 {
+            [true, false]
+        } else {
+            [false, true]
+        };
+        let (mut a, mut b) = (None, None);
+        for is_first in order {
+            let (exe, isa) = if is_first { first } else { second };
+            let child = run_child(exe, isa, args)?;
+            if is_first {
+                builds.0 = Some(child.build);
+                a = Some(child.rows);
+            } else {
+                builds.1 = Some(child.build);
+                b = Some(child.rows);
+            }
+        }
+        runs_of.extend(a.zip(b));
+    }
+    Ok(BuildPairs {
+        default: builds.0.expect("a child of the first build ran"),
+        other: builds.1.expect("a child of the second build ran"),
+        pairs,
+        runs,
+        rows: compare(&runs_of),
+    })
+}
 
 /// One variant at one thread count, over the pairs of children.
 pub(crate) struct PairRow {

@@ -57,7 +57,7 @@ use machine::{Build, Machine};
 use measure::Measurement;
 use options::{options, Options};
 use order::balanced_order;
-use results::{BuildPairs, Level, Report, Row};
+use results::{Level, Report, Row};
 use scoped::{Isa, Queue};
 use units::ms;
 
@@ -118,52 +118,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// `pairs` pairs of children of the two builds, each held at its level
-/// if one is given (else dispatching), one after the other, the first
-/// build first in every other pair.
-fn compare_builds(
-    first: (&std::path::Path, Option<Isa>),
-    second: (&std::path::Path, Option<Isa>),
-    pairs: usize,
-    runs: usize,
-    args: &[String],
-) -> Result<BuildPairs, String> {
-    let (mut runs_of, mut builds) = (Vec::new(), (None, None));
-    for pair in 0..pairs {
-        eprintln!(
-            "compare: {} against {}, pair {} of {pairs}",
-            first.0.display(),
-            second.0.display(),
-            pair + 1
-        );
-        let order = if pair % 2 == 0 {
-            [true, false]
-        } else {
-            [false, true]
-        };
-        let (mut a, mut b) = (None, None);
-        for is_first in order {
-            let (exe, isa) = if is_first { first } else { second };
-            let child = run_child(exe, isa, args)?;
-            if is_first {
-                builds.0 = Some(child.build);
-                a = Some(child.rows);
-            } else {
-                builds.1 = Some(child.build);
-                b = Some(child.rows);
-            }
-        }
-        runs_of.extend(a.zip(b));
-    }
-    Ok(BuildPairs {
-        default: builds.0.expect("a child of the first build ran"),
-        other: builds.1.expect("a child of the second build ran"),
-        pairs,
-        runs,
-        rows: build_pairs::compare(&runs_of),
-    })
-}
-
 /// The runner: builds, children, probe, launch overhead, report.
 fn run(options: &Options) -> Result<(), String> {
     let started = Instant::now();
@@ -210,7 +164,7 @@ fn run(options: &Options) -> Result<(), String> {
         };
         let runs = (options.runs / pairs).max(3);
         let args = options.child_args(runs);
-        native = Some(compare_builds(
+        native = Some(build_pairs::run_pairs(
             (default_exe, None),
             (native_exe, None),
             pairs,
@@ -225,7 +179,7 @@ fn run(options: &Options) -> Result<(), String> {
             .iter()
             .filter(|(isa, _)| *isa != Isa::Baseline && *isa < best)
         {
-            below.push(compare_builds(
+            below.push(build_pairs::run_pairs(
                 (default_exe, Some(*isa)),
                 (exe, Some(*isa)),
                 pairs,

@@ -39,7 +39,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident, Stmt};
 
-use super::item_syntax::{literal, local_id, peel, query, LocalId};
+use super::item_syntax::{global_id_query, local_id, peel, query, GlobalId, LocalId};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -110,14 +110,7 @@ fn is_item_index(index: &Expr, item: &Ident) -> bool {
     }
     match peel(index) {
         Expr::Path(_) => name(index) == Some(item),
-        expr => query(expr, item).is_some_and(|call| {
-            let args: Vec<&Expr> = call.args.iter().collect();
-            match (call.method.to_string().as_str(), args.as_slice()) {
-                ("global_id_dim", [d]) => literal(d) == Some(0),
-                ("global_linear_id", []) => true,
-                _ => false,
-            }
-        }),
+        expr => global_id_query(expr, item) == Some(GlobalId::Linear),
     }
 }
 

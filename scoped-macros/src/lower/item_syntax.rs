@@ -120,6 +120,18 @@ pub(crate) enum GlobalId {
     Full,
 }
 
+/// Which global id of `item` the query `expr` is, if it is one.
+pub(crate) fn global_id_query(expr: &Expr, item: &Ident) -> Option<GlobalId> {
+    let call = query(expr, item)?;
+    let args: Vec<&Expr> = call.args.iter().collect();
+    match (call.method.to_string().as_str(), args.as_slice()) {
+        ("global_id_dim", [d]) if literal(d) == Some(0) => Some(GlobalId::Linear),
+        ("global_linear_id", []) => Some(GlobalId::Linear),
+        ("global_id", []) => Some(GlobalId::Full),
+        _ => None,
+    }
+}
+
 /// The item's global ids in a `distribute_items!` body: the queries
 /// `item.global_linear_id()`, `item.global_id_dim(0)`, `item.global_id()`,
 /// and the names a top-level `let` binds once (not `mut`) to one of them,
@@ -168,14 +180,7 @@ impl GlobalIds {
                 .find(|(n, _)| n == name)
                 .map(|(_, id)| *id);
         }
-        let call = query(index, &self.item)?;
-        let args: Vec<&Expr> = call.args.iter().collect();
-        match (call.method.to_string().as_str(), args.as_slice()) {
-            ("global_id_dim", [d]) if literal(d) == Some(0) => Some(GlobalId::Linear),
-            ("global_linear_id", []) => Some(GlobalId::Linear),
-            ("global_id", []) => Some(GlobalId::Full),
-            _ => None,
-        }
+        global_id_query(index, &self.item)
     }
 
     /// Notes the id `stmt` binds, if it is `let name = <global id>;`.
