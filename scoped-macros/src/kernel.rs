@@ -315,19 +315,8 @@ mod tests {
                 },
             )
         };
-        // `acc` is indexed by the item: the loop in two copies, chosen by
-        // whether it is a window of the group.
         let body = at_level(quote! {{
-            {
-                let __scoped_same_group = {
-                    #[allow(unused_imports)]
-                    use ::scoped::__private::{NotAWindow as _, WindowTag as _};
-                    ::scoped::__private::same_group(&group, [
-                        (&::scoped::__private::GroupProbe(&acc)).__window_tag()
-                    ])
-                };
-                if __scoped_same_group { #looped } else { #looped }
-            };
+            #looped;
         }});
         let expected = quote! {
             #[inline(always)]

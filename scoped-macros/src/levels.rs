@@ -26,24 +26,8 @@ pub(crate) fn at_launch_level(
     if !can_be_copied(body_tokens.clone()) {
         return quote!(::scoped::__private::run_kernel_body(&#group, #closure));
     }
-    // Item loops in two copies by their windows' tags (`same_group.rs`)
-    // need them only out of line: at the baseline, and at v3 in a build
-    // without flags, where the optimiser leaves each kernel's v3 body out
-    // of its group loop (a `#[target_feature]` function has no inline
-    // hint, and only the loop inlined last, v4's, sees its body as the
-    // sole call: see ARCHITECTURE.md). With one copy,
-    // the spec's tree reduction took 2.1x its v3 build's time there; with
-    // two, 1.1x.
-    let inlined = match syn::parse2::<syn::Block>(body_tokens) {
-        Ok(block) => {
-            let block = crate::lower::first_copies(&block);
-            quote!(#[inline(always)] #capture || #output #block)
-        }
-        Err(_) => closure.clone(),
-    };
-    let levels = [("V4", &inlined), ("V3", &closure), ("Baseline", &closure)]
-        .map(|(l, c)| (syn::Ident::new(l, proc_macro2::Span::call_site()), c));
-    let arms = levels.iter().map(|(level, closure)| {
+    let arms = ["V4", "V3", "Baseline"].map(|level| {
+        let level = syn::Ident::new(level, proc_macro2::Span::call_site());
         quote!(::scoped::__private::BodyLevel::#level(__scoped_level) => __scoped_level.run(#closure),)
     });
     quote!(
@@ -167,29 +151,6 @@ mod tests {
             ),
         });
         assert_eq!(out, expected.to_string());
-    }
-
-    #[test]
-    fn v3_and_the_baseline_keep_both_copies_of_an_item_loop() {
-        let group = syn::Ident::new("group", proc_macro2::Span::call_site());
-        let two = quote!({
-            let __scoped_same_group = true;
-            if __scoped_same_group {
-                first()
-            } else {
-                first()
-            }
-        });
-        let out =
-            at_launch_level(&group, quote!(move), quote!(-> ()), &quote!({ #two; })).to_string();
-        let arms: Vec<&str> = out
-            .split(":: scoped :: __private :: BodyLevel ::")
-            .collect();
-        assert_eq!(arms.len(), 4, "{out}");
-        // Arms: v4, v3, baseline.
-        for (arm, copies) in [(arms[1], 1), (arms[2], 2), (arms[3], 2)] {
-            assert_eq!(arm.matches("first ()").count(), copies, "{arm}");
-        }
     }
 
     #[test]

@@ -57,12 +57,6 @@ pub struct ItemsRefWindow<'a, T, const D: usize = 1> {
 }
 
 impl<'a, T, const D: usize> ItemsRefWindow<'a, T, D> {
-    /// The work group the window belongs to.
-    #[inline(always)]
-    pub(crate) fn tag(&self) -> GroupTag {
-        self.tag
-    }
-
     /// Whether `item` is one of this window's group's items: the tag
     /// compare of indexing by item.
     #[inline(always)]

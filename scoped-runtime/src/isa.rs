@@ -7,8 +7,8 @@
 //! functions (AVX2 and FMA at [`Isa::V3`], AVX-512 at [`Isa::V4`]): the
 //! group loop makes each group and its windows, and the kernel is inlined
 //! into it. The kernel's body is written once per level by `#[kernel]`
-//! (see [`body_level`]) and each copy runs in a `#[target_feature]`
-//! function of its level, with the runtime's item loops inlined into it.
+//! (see [`body_level`]) and each copy is inlined into its level's loop,
+//! with the runtime's item loops inlined into it.
 //! The level is detected once per process; the environment variable
 //! `SCOPED_ISA=baseline|v3|v4` forces one, and
 //! [`Queue::with_isa`](crate::Queue::with_isa) one queue's.
@@ -321,27 +321,27 @@ fn groups_baseline<F: Fn(usize, SupportedIsa)>(groups: Range<usize>, run: &F) {
 }
 
 /// Which copy of a kernel's body runs for `group`: the level of the
-/// launch that made it, as a token that runs a closure compiled for that
-/// level. `#[kernel]` writes the body once per level, one copy in each arm
-/// of a `match` on this value, so that each copy and every generic
-/// function it calls are their own instances: called from one place, the
-/// optimiser inlines them into the body as it does in a build for one CPU.
-/// With one closure for all levels, its generic helpers were called from
-/// three copies and stayed out of line, compiled for the baseline (the
-/// suite's row-band Jacobi: 7.9 ms against 2.4 ms with a copy per level).
+/// launch that made it. `#[kernel]` writes the body once per level, one
+/// copy in each arm of a `match` on this value, so that each copy and
+/// every generic function it calls are their own instances: called from
+/// one place, the optimiser inlines them into the body as it does in a
+/// build for one CPU. With one closure for all levels, its generic helpers
+/// were called from three copies and stayed out of line, compiled for the
+/// baseline (the suite's row-band Jacobi: 7.9 ms against 2.4 ms with a
+/// copy per level).
 ///
-/// Each level's copy is a function of its own, so the kernel itself is
-/// only a choice between three calls: small, it is inlined (with the
-/// launch closure around it) into every level's group loop, where the
-/// level is a constant. Where the kernel is not inlined, the level is read
-/// at run time and the body still runs at it.
+/// Each copy is an `#[inline(always)]` closure with no target features of
+/// its own: inlined into a level's group loop, it is compiled with that
+/// loop's features. [`InLoop::run`] sees to it that each copy is inlined
+/// into its own level's loop and no other.
 #[doc(hidden)]
 #[inline(always)]
 pub fn body_level<const D: usize, const S: usize>(group: &WorkGroup<D, S>) -> BodyLevel {
+    let in_loop = InLoop(group.inline_body);
     match group.isa.copy() {
-        Isa::V4 => BodyLevel::V4(AtV4(())),
-        Isa::V3 => BodyLevel::V3(AtV3(())),
-        Isa::Baseline => BodyLevel::Baseline(AtBaseline(())),
+        Isa::V4 => BodyLevel::V4(in_loop),
+        Isa::V3 => BodyLevel::V3(in_loop),
+        Isa::Baseline => BodyLevel::Baseline(in_loop),
     }
 }
 
@@ -350,59 +350,49 @@ pub fn body_level<const D: usize, const S: usize>(group: &WorkGroup<D, S>) -> Bo
 #[derive(Debug)]
 pub enum BodyLevel {
     /// What the crate is compiled for.
-    Baseline(AtBaseline),
+    Baseline(InLoop),
     /// x86-64-v3.
-    V3(AtV3),
+    V3(InLoop),
     /// x86-64-v4.
-    V4(AtV4),
+    V4(InLoop),
 }
 
-/// Runs a closure at the baseline level.
+/// Runs one level's copy of a kernel's body: see [`InLoop::run`].
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct AtBaseline(());
+pub struct InLoop(bool);
 
-/// Runs a closure at x86-64-v3; made only for a CPU that has it.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct AtV3(());
-
-/// Runs a closure at x86-64-v4; made only for a CPU that has it.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct AtV4(());
-
-impl AtBaseline {
-    /// `body()`, out of line on x86-64 (see [`body_baseline`]).
+impl InLoop {
+    /// `body()`, inlined into the group loop of its level.
+    ///
+    /// A kernel is inlined into each level's group loop (the launch's
+    /// per-group closure is, and it calls the kernel), where its `match`
+    /// on the level folds to one arm. A body called directly would make
+    /// the kernel too large for that: the optimiser left it out of line,
+    /// compiled for the baseline. A body called as a `#[target_feature]`
+    /// function (which cannot be `#[inline(always)]`) stayed a call in
+    /// every loop but the one the optimiser visited last (v3 bodies in a
+    /// build without flags: layer norm 1.39x, GPU-form Jacobi 1.30x their
+    /// time in a build for v3).
+    ///
+    /// So the body is called through a function pointer chosen by
+    /// `inline_body`, a field of the group that is always true but read
+    /// apart from the level: in the kernel alone the pointer is unknown
+    /// and the kernel stays a small choice between three indirect calls;
+    /// in a group loop, which builds the group with the field a constant,
+    /// it folds to a direct call of an `#[inline(always)]` function, which
+    /// the optimiser then inlines there, in that loop only. Where a kernel
+    /// is not inlined into its loop, the pointer is followed at run time
+    /// and the body runs out of line, compiled for the baseline: correct,
+    /// and slower.
     #[inline(always)]
     pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
-        body_baseline(body)
-    }
-}
-
-impl AtV3 {
-    /// `body()` compiled for x86-64-v3.
-    #[inline(always)]
-    pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `AtV3` is made only by `body_level` from a group's
-        // `SupportedIsa` of v3, checked against the CPU: it has every
-        // feature `body_v3` is compiled with.
-        return unsafe { x86::body_v3(body) };
-        #[cfg(not(target_arch = "x86_64"))]
-        body()
-    }
-}
-
-impl AtV4 {
-    /// `body()` compiled for x86-64-v4.
-    #[inline(always)]
-    pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as for `AtV3`, with the features of v4.
-        return unsafe { x86::body_v4(body) };
-        #[cfg(not(target_arch = "x86_64"))]
-        body()
+        let call = if self.0 {
+            call_inlined
+        } else {
+            call_out_of_line
+        };
+        call(body)
     }
 }
 
@@ -416,24 +406,20 @@ pub fn run_kernel_body<const D: usize, const S: usize, R>(
     body: impl FnOnce() -> R,
 ) -> R {
     match body_level(group) {
-        BodyLevel::V4(at) => at.run(body),
-        BodyLevel::V3(at) => at.run(body),
-        BodyLevel::Baseline(at) => at.run(body),
+        BodyLevel::V4(at) | BodyLevel::V3(at) | BodyLevel::Baseline(at) => at.run(body),
     }
 }
 
-/// `body()` at the baseline level. Out of line on x86-64, so that a kernel
-/// is only a choice between three calls: small enough for the optimiser to
-/// inline it into every level's group loop (see [`body_level`]). Inlined,
-/// the suite's reduction ran at its peer's speed at the baseline, but 1.4x
-/// its time at v3 and 1.8x at v4 in a build without flags: the kernel's
-/// `Fn::call`, called from the three loops, was too large to inline. Out of
-/// line, the body no longer sees that its windows carry its group's tag;
-/// item loops that index them compare the tags once before the loop
-/// instead (`lowering/same_group.rs`).
-#[cfg_attr(target_arch = "x86_64", inline(never))]
-#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn body_baseline<R>(body: impl FnOnce() -> R) -> R {
+/// `body()`, the call [`InLoop::run`] folds to in a group loop.
+#[inline(always)]
+fn call_inlined<F: FnOnce() -> R, R>(body: F) -> R {
+    body()
+}
+
+/// `body()`, the other choice of [`InLoop::run`], never taken: the two
+/// must differ for the choice to stay unknown in the kernel alone.
+#[inline(never)]
+fn call_out_of_line<F: FnOnce() -> R, R>(body: F) -> R {
     body()
 }
 
@@ -474,27 +460,6 @@ mod x86 {
         for group in groups {
             run(group, SupportedIsa(Isa::V4));
         }
-    }
-
-    /// `body()` at x86-64-v3.
-    ///
-    /// # Safety
-    /// The CPU has every feature of [`Isa::V3`].
-    #[inline] // a copy in the caller's unit, which a v3 group loop can inline
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt")]
-    pub(super) unsafe fn body_v3<R>(body: impl FnOnce() -> R) -> R {
-        body()
-    }
-
-    /// `body()` at x86-64-v4.
-    ///
-    /// # Safety
-    /// The CPU has every feature of [`Isa::V4`].
-    #[inline] // a copy in the caller's unit, which a v4 group loop can inline
-    #[target_feature(enable = "avx,avx2,bmi1,bmi2,f16c,fma,lzcnt,movbe,popcnt,\
-                  avx512f,avx512bw,avx512cd,avx512dq,avx512vl")]
-    pub(super) unsafe fn body_v4<R>(body: impl FnOnce() -> R) -> R {
-        body()
     }
 }
 

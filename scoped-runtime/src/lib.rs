@@ -76,9 +76,7 @@ pub use synchronization::{
 /// in any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::isa::{
-        body_level, run_kernel_body, run_once, AtBaseline, AtV3, AtV4, BodyLevel,
-    };
+    pub use crate::isa::{body_level, run_kernel_body, run_once, BodyLevel, InLoop};
     pub use crate::lowering::chunk_check::{
         consecutive, distribute_items_chunk_checked, distribute_items_on_edge_chunk_checked,
         index_term, window, StageByRef, StageByValue, Staged, CHUNK_CHECK_LANES,
@@ -120,7 +118,6 @@ pub mod __private {
     pub use crate::lowering::row_store::{
         distribute_items_row_stored, item_value, NotARow, Row, RowElement, ROW_STORE_LANES,
     };
-    pub use crate::lowering::same_group::{same_group, GroupProbe, NotAWindow, WindowTag};
     pub use crate::lowering::stride_nest::{group_stride_round_full, group_stride_rounds};
     pub use crate::lowering::window_plan::{WindowPlan, WindowSource, WindowSources};
     pub use crate::lowering::GroupLoops;

@@ -71,12 +71,6 @@ unsafe impl<T: Send, const D: usize> Send for ItemsWindow<'_, T, D> {}
 unsafe impl<T: Sync, const D: usize> Sync for ItemsWindow<'_, T, D> {}
 
 impl<T, const D: usize> ItemsWindow<'_, T, D> {
-    /// The work group the window belongs to.
-    #[inline(always)]
-    pub(crate) fn tag(&self) -> GroupTag {
-        self.tag
-    }
-
     /// Global id of the group's first item.
     #[must_use]
     pub fn first(&self) -> Id<D> {

@@ -34,7 +34,6 @@ use quote::quote_spanned;
 use syn::{Expr, ExprClosure, Stmt};
 
 use super::interchange::invariance::{invariant_iter, only_read};
-use super::same_group;
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -72,13 +71,7 @@ pub(crate) fn distribute_groups(inv: &Invocation, group: &Expr) -> Option<TokenS
             #body
         })
     };
-    Some(same_group::versioned_loop(
-        items,
-        &[subgroup_name],
-        group,
-        span,
-        fused,
-    ))
+    Some(fused)
 }
 
 /// The looped lowering of `inv`, if its closure is one `for` loop around a
@@ -138,9 +131,7 @@ pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option
     let mut outer = Vec::new();
     crate::check::pat_names(pat, &mut outer);
     outer.push(subgroup_name);
-    Some(same_group::versioned_loop(
-        items, &outer, group, span, fused,
-    ))
+    Some(fused)
 }
 
 /// The one statement of a `for` loop's body (checked by the caller).
@@ -165,9 +156,6 @@ fn is_lane_aware(body: &Expr, subgroup: &syn::Ident) -> bool {
 /// `(group, closure)` of a body that is only
 /// `::scoped::__private::distribute_items(&group, closure)`.
 fn lone_distribute_items(body: &Expr) -> Option<(&Expr, &ExprClosure)> {
-    // An item loop indexing windows comes in two copies: the first is the
-    // loop, and the fused loop gets copies of its own.
-    let body = same_group::first_copy(body);
     let call = match body {
         Expr::Block(block) if block.label.is_none() => match block.block.stmts.as_slice() {
             [Stmt::Expr(expr, _)] => expr,
@@ -175,7 +163,6 @@ fn lone_distribute_items(body: &Expr) -> Option<(&Expr, &ExprClosure)> {
         },
         expr => expr,
     };
-    let call = same_group::first_copy(call);
     let Expr::Call(call) = call else { return None };
     let Expr::Path(path) = &*call.func else {
         return None;

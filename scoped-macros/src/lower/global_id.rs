@@ -18,8 +18,7 @@
 //! panic kept the loop scalar (the spec's reduction at half its speed); by
 //! the item the check is a tag compare that folds away. The rewritten body
 //! then goes through every shortcut: `item_copy` takes the rewritten
-//! index as the item's own element, and `same_group` counts the window as
-//! indexed by the item.
+//! index as the item's own element.
 //!
 //! The shape, exactly: the closure takes the item as a plain identifier,
 //! not bound again in the body; an index `name[index]` (read or written)

@@ -24,9 +24,7 @@
 //!   [`global_id`] (a window indexed by the item's global id, indexed
 //!   through the item); inside
 //!   `distribute_items!`, [`exclusive_atomic`] (an atomic update through a
-//!   reference made for it alone); and after them [`same_group`] (the
-//!   lowered loop in two copies, one where the windows it indexes by item
-//!   are known to be its group's); at group scope, [`unroll`] (a loop over
+//!   reference made for it alone); at group scope, [`unroll`] (a loop over
 //!   a few literals that calls a group function, written out per
 //!   element) and [`subgroup_memory`] (private memory that only one
 //!   `distribute_groups!` uses, made per sub-group).
@@ -49,7 +47,6 @@ mod lane_window;
 mod memory;
 mod read_only;
 mod row_store;
-mod same_group;
 mod stride_nest;
 pub(crate) mod subgroup_memory;
 pub(crate) mod unroll;
@@ -62,7 +59,6 @@ pub(crate) use const_checks::group_shape;
 pub(crate) use global_id::ItemWindow;
 pub(crate) use lane_check::Indexed;
 pub(crate) use read_only::read_only;
-pub(crate) use same_group::first_copies;
 
 use crate::parse::{Collective, Invocation};
 
@@ -104,10 +100,7 @@ pub(crate) fn invocation(
                 .or_else(|| chunk_check::distribute_items(inv, group, slices))
                 .or_else(|| row_store::distribute_items(inv, group))
                 .unwrap_or_else(|| closure::call(inv, group));
-            // The barrier inside each copy: after the copies, the
-            // optimiser kept the tree reduction's scratch array in memory
-            // at the baseline level (2.2x its time).
-            same_group::versioned(inv, group, waited(inv, group, lowered))
+            waited(inv, group, lowered)
         }
         Collective::DistributeGroups => waited(
             inv,

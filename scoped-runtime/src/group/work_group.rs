@@ -40,6 +40,9 @@ pub struct WorkGroup<const D: usize, const S: usize = { DEFAULT_SUB_GROUP_SIZE }
     /// The instruction-set level of the launch, which the kernel body runs
     /// at (`body_level`).
     pub(crate) isa: SupportedIsa,
+    /// Always true; read apart from `isa`, so that only a group loop,
+    /// which builds the group, sees it as a constant (`InLoop::run`).
+    pub(crate) inline_body: bool,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -69,6 +72,7 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
             tag,
             nesting,
             isa,
+            inline_body: true,
             _not_send: PhantomData,
         }
     }

@@ -10,8 +10,6 @@
 //!   [`chunk_check`], [`row_store`], [`edges`], [`grid_stride`],
 //!   [`stride_nest`], [`exclusive_atomic`]: the
 //!   shortcuts, each computing what the plain code would;
-//! * [`same_group`]: whether the windows an item loop indexes by item
-//!   are its group's, the condition of a loop copy where their checks fold;
 //! * [`lane_window`]: the windows an interchanged loop's step reads
 //!   its lanes through, and [`window_plan`]: their checks made once for
 //!   a loop whose windows step by a fixed distance;
@@ -37,7 +35,6 @@ pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
 pub(crate) mod row_store;
-pub(crate) mod same_group;
 pub(crate) mod stride_nest;
 pub(crate) mod window_plan;
 
