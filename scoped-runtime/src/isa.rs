@@ -469,6 +469,18 @@ mod tests {
     use crate::id::Range as Extent;
 
     #[test]
+    fn a_body_runs_once_and_returns_its_value_by_either_call() {
+        for in_loop in [true, false] {
+            let mut runs = 0;
+            let out = InLoop(in_loop).run(|| {
+                runs += 1;
+                runs * 10
+            });
+            assert_eq!((out, runs), (10, 1), "in_loop {in_loop}");
+        }
+    }
+
+    #[test]
     fn names_round_trip_and_unknown_names_are_refused() {
         for isa in Isa::ALL {
             assert_eq!(isa.name().parse::<Isa>(), Ok(isa));
