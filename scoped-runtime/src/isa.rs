@@ -365,26 +365,18 @@ pub struct InLoop(bool);
 impl InLoop {
     /// `body()`, inlined into the group loop of its level.
     ///
-    /// A kernel is inlined into each level's group loop (the launch's
-    /// per-group closure is, and it calls the kernel), where its `match`
-    /// on the level folds to one arm. A body called directly would make
-    /// the kernel too large for that: the optimiser left it out of line,
-    /// compiled for the baseline. A body called as a `#[target_feature]`
-    /// function (which cannot be `#[inline(always)]`) stayed a call in
-    /// every loop but the one the optimiser visited last (v3 bodies in a
-    /// build without flags: layer norm 1.39x, GPU-form Jacobi 1.30x their
-    /// time in a build for v3).
-    ///
-    /// So the body is called through a function pointer chosen by
+    /// The body is called through a function pointer chosen by
     /// `inline_body`, a field of the group that is always true but read
-    /// apart from the level: in the kernel alone the pointer is unknown
-    /// and the kernel stays a small choice between three indirect calls;
-    /// in a group loop, which builds the group with the field a constant,
-    /// it folds to a direct call of an `#[inline(always)]` function, which
-    /// the optimiser then inlines there, in that loop only. Where a kernel
-    /// is not inlined into its loop, the pointer is followed at run time
-    /// and the body runs out of line, compiled for the baseline: correct,
-    /// and slower.
+    /// apart from the level: in the kernel alone the pointer is unknown,
+    /// so the kernel stays three indirect calls, small enough to be inlined
+    /// into each level's group loop; there the group is built with the
+    /// field a constant, the pointer folds to a direct call of an
+    /// `#[inline(always)]` function, and the body is inlined into that loop
+    /// only. (Called directly, the bodies made the kernel too large to
+    /// inline; called as `#[target_feature]` functions, which cannot be
+    /// `#[inline(always)]`, they stayed calls: ARCHITECTURE.md.) Where a
+    /// kernel is not inlined into its loop, the pointer is followed at run
+    /// time and the body runs out of line, compiled for the baseline.
     #[inline(always)]
     pub fn run<R>(self, body: impl FnOnce() -> R) -> R {
         let call = if self.0 {

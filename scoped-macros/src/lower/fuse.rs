@@ -128,9 +128,6 @@ pub(crate) fn distribute_groups_looped(inv: &Invocation, group: &Expr) -> Option
             },
         )
     };
-    let mut outer = Vec::new();
-    crate::check::pat_names(pat, &mut outer);
-    outer.push(subgroup_name);
     Some(fused)
 }
 
