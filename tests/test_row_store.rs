@@ -3,7 +3,9 @@
 //! item by item otherwise: every output gets exactly the values of the
 //! plain lowering (a trailing statement keeps a copy of each body plain),
 //! bit for bit, in full chunks of 16 and in the items after a row's last
-//! full chunk, against serial references.
+//! full chunk, against serial references; rows of 2 and 4 chunks, whose
+//! chunks are written out rather than looped, as well as rows of 3 chunks
+//! and of 2 chunks and 8 items.
 
 use std::sync::Mutex;
 
@@ -225,28 +227,133 @@ fn one_dimension_and_sub_groups_store_item_by_item() {
     assert!(triples.iter().enumerate().all(|(i, &x)| x == 3 * i as u32));
 }
 
-/// Statements before the store run in item order, lane by lane.
-#[kernel(group_size = [2, 18])]
-fn logged(group: WorkGroup<2>, log: &Mutex<Vec<usize>>, mut out: ItemsWindow<'_, usize, 2>) {
-    distribute_items!(group, |idx| {
-        let id = idx.global_linear_id();
-        log.lock().unwrap().push(id);
-        out[idx] = 3 * id;
-    });
+/// Statements before the store run in item order, lane by lane: in rows
+/// of a chunk and 2 items, and in rows of 4 chunks, written out.
+macro_rules! logged {
+    ($($cols:literal: $name:ident;)*) => {$(
+        #[kernel(group_size = [2, $cols])]
+        fn $name(group: WorkGroup<2>, log: &Mutex<Vec<usize>>, mut out: ItemsWindow<'_, usize, 2>) {
+            distribute_items!(group, |idx| {
+                let id = idx.global_linear_id();
+                log.lock().unwrap().push(id);
+                out[idx] = 3 * id;
+            });
+        }
+    )*};
 }
+
+logged! {
+    18: logged_18;
+    64: logged_64;
+}
+
+type Logged = fn(WorkGroup<2>, &Mutex<Vec<usize>>, ItemsWindow<'_, usize, 2>);
 
 #[test]
 fn statements_before_the_store_run_in_item_order() {
-    let (groups, items) = ((2, 1), (2, 18));
-    let n = 4 * 18;
-    let (log, mut out) = (Mutex::new(Vec::new()), vec![0usize; n]);
-    Queue::with_threads(1)
-        .unwrap()
-        .parallel_with(groups, items, ItemsMut::new(&mut out), |g, o| {
-            logged(g, &log, o)
-        })
-        .unwrap();
-    let expected: Vec<usize> = (0..n).collect();
-    assert_eq!(log.into_inner().unwrap(), expected);
-    assert_eq!(out, expected.iter().map(|i| 3 * i).collect::<Vec<_>>());
+    let kernels: [(usize, Logged); 2] = [(18, logged_18), (64, logged_64)];
+    for (cols, kernel) in kernels {
+        let n = 4 * cols;
+        let (log, mut out) = (Mutex::new(Vec::new()), vec![0usize; n]);
+        Queue::with_threads(1)
+            .unwrap()
+            .parallel_with((2, 1), (2, cols), ItemsMut::new(&mut out), |g, o| {
+                kernel(g, &log, o)
+            })
+            .unwrap();
+        let expected: Vec<usize> = (0..n).collect();
+        assert_eq!(log.into_inner().unwrap(), expected, "rows of {cols}");
+        assert_eq!(out, expected.iter().map(|i| 3 * i).collect::<Vec<_>>());
+    }
+}
+
+/// A boundary stencil's store, as in a GPU-form Jacobi sweep: the grid's
+/// edge points kept, the others from their neighbours, in groups of 2
+/// rows of `$cols` items; `$plain` is the same with a trailing statement
+/// (the plain lowering).
+macro_rules! boundary_stencils {
+    ($($cols:literal: $name:ident, $plain:ident;)*) => {$(
+        boundary_stencils!(@kernel $cols, $name,);
+        boundary_stencils!(@kernel $cols, $plain, let _plain = (););
+    )*};
+    (@kernel $cols:literal, $name:ident, $($after:stmt;)?) => {
+        #[kernel(group_size = [2, $cols])]
+        fn $name(group: WorkGroup<2>, old: &[f32], (m, n): (usize, usize), mut new: ItemsWindow<'_, f32, 2>) {
+            distribute_items!(group, |idx| {
+                let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+                new[idx] = if i == 0 || j == 0 || i == m - 1 || j == n - 1 {
+                    old[i * n + j]
+                } else {
+                    0.25 * ((old[(i - 1) * n + j] + old[(i + 1) * n + j])
+                        + (old[i * n + j - 1] + old[i * n + j + 1]))
+                };
+                $($after;)?
+            });
+        }
+    };
+}
+
+boundary_stencils! {
+    32: stencil_32, stencil_32_plain;
+    40: stencil_40, stencil_40_plain;
+    48: stencil_48, stencil_48_plain;
+    64: stencil_64, stencil_64_plain;
+}
+
+type Stencil = fn(WorkGroup<2>, &[f32], (usize, usize), ItemsWindow<'_, f32, 2>);
+
+#[test]
+fn rows_of_two_three_and_four_chunks_store_what_the_plain_loop_does() {
+    let kernels: [(usize, Stencil, Stencil); 4] = [
+        (32, stencil_32, stencil_32_plain),
+        (40, stencil_40, stencil_40_plain),
+        (48, stencil_48, stencil_48_plain),
+        (64, stencil_64, stencil_64_plain),
+    ];
+    for (cols, fast, plain) in kernels {
+        // Four groups down, three across: every group has boundary
+        // chunks, and the middle ones interior chunks.
+        let n = 3 * cols;
+        let (groups, rows) = ((4, 3), 8);
+        let old: Vec<f32> = (0..rows * n)
+            .map(|k| ((k * 37) % 101) as f32 * 0.01 - 0.5)
+            .collect();
+        let grid = |i: usize, j: usize| old[i * n + j];
+        let mut expected = vec![0.0f32; rows * n];
+        for i in 0..rows {
+            for j in 0..n {
+                expected[i * n + j] = if i == 0 || j == 0 || i == rows - 1 || j == n - 1 {
+                    grid(i, j)
+                } else {
+                    0.25 * ((grid(i - 1, j) + grid(i + 1, j)) + (grid(i, j - 1) + grid(i, j + 1)))
+                };
+            }
+        }
+        for threads in [1, 2] {
+            let queue = Queue::with_threads(threads).unwrap();
+            let (mut got, mut by_plain) = (vec![f32::NAN; rows * n], vec![f32::NAN; rows * n]);
+            let old = &old[..];
+            queue
+                .parallel_with(groups, (2, cols), ItemsMut::new(&mut got), |g, w| {
+                    fast(g, old, (rows, n), w)
+                })
+                .unwrap();
+            queue
+                .parallel_with(groups, (2, cols), ItemsMut::new(&mut by_plain), |g, w| {
+                    plain(g, old, (rows, n), w)
+                })
+                .unwrap();
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(&got),
+                bits(&by_plain),
+                "rows of {cols}, {threads} threads"
+            );
+            assert_eq!(
+                bits(&got),
+                bits(&expected),
+                "rows of {cols}, {threads} threads"
+            );
+        }
+    }
 }

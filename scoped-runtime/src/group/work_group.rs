@@ -193,9 +193,11 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// The items in chunks of `W` consecutive along the fastest dimension,
     /// each row's rest alone, in increasing linear id: all of them, or
     /// with `fixed = Some((d, v))` (`d < D`, `v` below the range in `d`)
-    /// those whose local id in `d` is `v`.
+    /// those whose local id in `d` is `v`. With `WRITTEN_OUT`, a row of 1,
+    /// 2 or 4 chunks calls `f` for each in turn rather than in a loop
+    /// (see `GroupLoops::__for_each_row_chunk`).
     #[inline(always)]
-    fn chunks_in<const W: usize>(
+    fn chunks_in<const W: usize, const WRITTEN_OUT: bool>(
         &self,
         fixed: Option<(usize, usize)>,
         mut f: impl FnMut(ItemChunk<W, D>),
@@ -244,8 +246,23 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
                     local[D - 1] = i;
                     item(local)
                 };
-                for first in (first..full).step_by(W) {
-                    f(ItemChunk::Chunk(ItemLanes::new(at(first), local_range)));
+                let mut chunk = |at_first: usize| {
+                    f(ItemChunk::Chunk(ItemLanes::new(at(at_first), local_range)))
+                };
+                let chunks = (full - first) / W;
+                if WRITTEN_OUT && matches!(chunks, 1 | 2 | 4) {
+                    chunk(first);
+                    if chunks >= 2 {
+                        chunk(first + W);
+                    }
+                    if chunks == 4 {
+                        chunk(first + 2 * W);
+                        chunk(first + 3 * W);
+                    }
+                } else {
+                    for first in (first..full).step_by(W) {
+                        chunk(first);
+                    }
                 }
                 for i in full..last {
                     f(ItemChunk::Item(at(i)));
@@ -354,7 +371,12 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
 
     #[inline(always)]
     fn __for_each_item_chunk<const W: usize>(&self, f: impl FnMut(ItemChunk<W, D>)) {
-        self.chunks_in(None, f);
+        self.chunks_in::<W, false>(None, f);
+    }
+
+    #[inline(always)]
+    fn __for_each_row_chunk<const W: usize>(&self, f: impl FnMut(ItemChunk<W, D>)) {
+        self.chunks_in::<W, true>(None, f);
     }
 
     #[inline(always)]
@@ -365,11 +387,11 @@ impl<const D: usize, const S: usize> GroupLoops<D> for WorkGroup<D, S> {
         f: impl FnMut(ItemChunk<W, D>),
     ) {
         if dimension >= D {
-            return self.chunks_in(None, f);
+            return self.chunks_in::<W, false>(None, f);
         }
         // No item has that id: none runs.
         if value < self.local_range[dimension] {
-            self.chunks_in(Some((dimension, value)), f);
+            self.chunks_in::<W, false>(Some((dimension, value)), f);
         }
     }
 

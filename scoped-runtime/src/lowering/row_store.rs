@@ -4,7 +4,8 @@
 //!
 //! The generated loop ([`distribute_items_row_stored`]) takes the items in
 //! chunks of [`ROW_STORE_LANES`] consecutive items along the fastest
-//! dimension (a row of a 16×16 tile).
+//! dimension (a row of a 16×16 tile), the chunks of rows of up to four
+//! written out (`GroupLoops::__for_each_row_chunk`).
 //! Where `out` is an [`ItemsWindow`] of 4- or 8-byte numbers
 //! ([`RowElement`]) over the chunk's work group, it hands out the chunk's
 //! elements as one [`Row`]; the chunk's values are computed in lane order
@@ -49,7 +50,7 @@ pub fn distribute_items_row_stored<const W: usize, G: ScopedGroup<D>, const D: u
             |item| f(ItemChunk::Item(item)),
         );
     } else {
-        group.__for_each_item_chunk(f);
+        group.__for_each_row_chunk(f);
     }
 }
 
