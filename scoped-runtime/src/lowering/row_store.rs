@@ -4,8 +4,8 @@
 //!
 //! The generated loop ([`distribute_items_row_stored`]) takes the items in
 //! chunks of [`ROW_STORE_LANES`] consecutive items along the fastest
-//! dimension (a row of a 16×16 tile), the chunks of rows of up to four
-//! written out (`GroupLoops::__for_each_row_chunk`).
+//! dimension (a row of a 16×16 tile), the chunks of a row of 2 or 4
+//! chunks written out (`GroupLoops::__for_each_row_chunk`).
 //! Where `out` is an [`ItemsWindow`] of 4- or 8-byte numbers
 //! ([`RowElement`]) over the chunk's work group, it hands out the chunk's
 //! elements as one [`Row`]; the chunk's values are computed in lane order
