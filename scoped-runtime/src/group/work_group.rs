@@ -193,9 +193,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
     /// The items in chunks of `W` consecutive along the fastest dimension,
     /// each row's rest alone, in increasing linear id: all of them, or
     /// with `fixed = Some((d, v))` (`d < D`, `v` below the range in `d`)
-    /// those whose local id in `d` is `v`. With `WRITTEN_OUT`, a row of 1,
-    /// 2 or 4 chunks calls `f` for each in turn rather than in a loop
-    /// (see `GroupLoops::__for_each_row_chunk`).
+    /// those whose local id in `d` is `v`. With `WRITTEN_OUT`, a row of 2
+    /// or 4 chunks calls `f` for each in turn rather than in a loop (see
+    /// `GroupLoops::__for_each_row_chunk`).
     #[inline(always)]
     fn chunks_in<const W: usize, const WRITTEN_OUT: bool>(
         &self,
@@ -250,11 +250,9 @@ impl<const D: usize, const S: usize> WorkGroup<D, S> {
                     f(ItemChunk::Chunk(ItemLanes::new(at(at_first), local_range)))
                 };
                 let chunks = (full - first) / W;
-                if WRITTEN_OUT && matches!(chunks, 1 | 2 | 4) {
+                if WRITTEN_OUT && matches!(chunks, 2 | 4) {
                     chunk(first);
-                    if chunks >= 2 {
-                        chunk(first + W);
-                    }
+                    chunk(first + W);
                     if chunks == 4 {
                         chunk(first + 2 * W);
                         chunk(first + 3 * W);
