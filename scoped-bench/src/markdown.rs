@@ -107,6 +107,7 @@ fn machine(s: &mut String, report: &Report) {
         "## Machine\n\n\
          * CPU: {}, highest instruction-set level {} (AVX-512: {})\n\
          * threads available: {}\n\
+         * transparent huge pages: {}\n\
          * compiler: {}, release profile\n\
          * levels, each measured in a build of the runner (kernels and peers) with these \
          flags: {}",
@@ -114,6 +115,7 @@ fn machine(s: &mut String, report: &Report) {
         m.detected,
         if m.detected == Isa::V4 { "yes" } else { "no" },
         m.threads,
+        huge_pages(m.huge_pages.as_deref()),
         m.compiler.as_deref().unwrap_or("unknown"),
         if levels.is_empty() {
             "none".to_string()
@@ -125,6 +127,16 @@ fn machine(s: &mut String, report: &Report) {
         memory_line(s, p);
     }
     let _ = writeln!(s, "* date: {date}");
+}
+
+/// The transparent huge pages setting, with what it means for the
+/// suite's arrays (allocated without advice).
+fn huge_pages(mode: Option<&str>) -> String {
+    match mode {
+        Some("always") => "`always` (large arrays may get 2 MiB pages)".into(),
+        Some(mode) => format!("`{mode}` (arrays in 4 KiB pages)"),
+        None => "unknown".into(),
+    }
 }
 
 /// Where the probe found the memory's rate to begin.
@@ -503,6 +515,7 @@ mod tests {
             args: vec!["--quick".into()],
             machine: Machine {
                 cpu: Some("AMD EPYC".into()),
+                huge_pages: Some("madvise".into()),
                 detected: Isa::V3,
                 threads: 2,
                 compiler: Some("rustc 1.95.0".into()),
@@ -512,6 +525,7 @@ mod tests {
         let md = markdown(&report);
         for wanted in [
             "* CPU: AMD EPYC, highest instruction-set level v3 (AVX-512: no)",
+            "* transparent huge pages: `madvise` (arrays in 4 KiB pages)",
             "baseline (none), v3 (`-C target-cpu=x86-64-v3`)",
             "## Level baseline",
             "## Level v3\n\nBuild flags: `-C target-cpu=x86-64-v3`",
