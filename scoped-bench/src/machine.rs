@@ -1,6 +1,6 @@
-//! The machine a run measured (CPU model, threads, compiler, date) and
-//! each build it ran (flags, target features, the instruction-set level
-//! launches ran at).
+//! The machine a run measured (CPU, huge-page setting, threads, compiler,
+//! date) and each build it ran (flags, target features, the instruction-set
+//! level launches ran at).
 
 use time::OffsetDateTime;
 
