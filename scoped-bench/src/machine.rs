@@ -87,16 +87,14 @@ fn describe_cpu(info: &str) -> Option<String> {
         })
     };
     let name = field("model name")?;
-    let mut details: Vec<String> = ["cpu family", "model", "stepping"]
-        .into_iter()
-        .filter_map(|key| {
-            Some(format!(
-                "{} {}",
-                key.trim_start_matches("cpu "),
-                field(key)?
-            ))
-        })
-        .collect();
+    let mut details: Vec<String> = [
+        ("cpu family", "family"),
+        ("model", "model"),
+        ("stepping", "stepping"),
+    ]
+    .into_iter()
+    .filter_map(|(key, label)| Some(format!("{label} {}", field(key)?)))
+    .collect();
     if field("flags").is_some_and(|flags| flags.split_whitespace().any(|f| f == "hypervisor")) {
         details.push("under a hypervisor".into());
     }

@@ -53,9 +53,10 @@ pub trait GroupLoops<const D: usize>: Sealed {
 
     /// [`__for_each_item_chunk`](Self::__for_each_item_chunk), with the
     /// chunks of a row of 2 or 4 chunks (rows of 32 or 64 items) written
-    /// out rather than looped, where the group has rows (a work group). Written out, what is the same in every row (a column's
-    /// boundary test in a stencil, `j == 0`) is computed once per group,
-    /// not once per row and chunk: the GPU-form Jacobi (rows of 64 items,
+    /// out rather than looped, where the group has rows (a work group).
+    /// Written out, what is the same in every row (a column's boundary
+    /// test in a stencil, `j == 0`) is computed once per group, not once
+    /// per row and chunk: the GPU-form Jacobi (rows of 64 items,
     /// stored a row at a time) ran in 0.86× the time at v3 (AMD EPYC,
     /// 4096², one thread). Longer rows stay a loop: each copy adds code
     /// and compile time.
