@@ -357,3 +357,142 @@ fn rows_of_two_three_and_four_chunks_store_what_the_plain_loop_does() {
         }
     }
 }
+
+/// A band of columns `[lo, hi)` and an edge row, tested with `!`, `&&`
+/// and `||`, a constant and a query in the condition, and an `else if`:
+/// chunks of 16 columns inside the band, outside it, and across its edges.
+// The condition as a port might write it.
+#[allow(clippy::nonminimal_bool, clippy::identity_op)]
+#[kernel(group_size = [2, 32])]
+fn banded(group: WorkGroup<2>, (lo, hi): (usize, usize), mut out: ItemsWindow<'_, u32, 2>) {
+    distribute_items!(group, |idx| {
+        let i = idx.global_id_dim(0);
+        out[idx] = if !(idx.global_id_dim(1) < lo) && idx.global_id_dim(1) < hi * 1 || i == EDGE {
+            (i * 1000 + idx.global_id_dim(1)) as u32
+        } else if i == 1 {
+            7
+        } else {
+            u32::MAX - idx.global_id_dim(1) as u32
+        };
+    });
+}
+
+const EDGE: usize = 3;
+
+fn banded_reference((rows, n): (usize, usize), (lo, hi): (usize, usize)) -> Vec<u32> {
+    let mut expected = vec![0; rows * n];
+    for i in 0..rows {
+        for j in 0..n {
+            expected[i * n + j] = if (j >= lo && j < hi) || i == EDGE {
+                (i * 1000 + j) as u32
+            } else if i == 1 {
+                7
+            } else {
+                u32::MAX - j as u32
+            };
+        }
+    }
+    expected
+}
+
+#[test]
+fn an_if_on_the_ids_stores_each_items_branch_in_every_kind_of_chunk() {
+    let (rows, n) = (4, 64);
+    // Bands that cover whole chunks, none, part of one, and all columns.
+    for band in [(16, 48), (70, 80), (5, 21), (0, 64), (17, 17)] {
+        for threads in [1, 2] {
+            let queue = Queue::with_threads(threads).unwrap();
+            let mut got = vec![0u32; rows * n];
+            queue
+                .parallel_with((2, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
+                    banded(g, band, w)
+                })
+                .unwrap();
+            assert_eq!(
+                got,
+                banded_reference((rows, n), band),
+                "band {band:?}, {threads} threads"
+            );
+        }
+    }
+}
+
+/// `j == n - 1` with `n == 0` is only reached where the band test before
+/// it fails, which it never does here: with overflow checks on it would
+/// panic if evaluated, and in an optimised build the chunk's first pass
+/// evaluates it wrapped, to the value the `if` would compute.
+#[kernel(group_size = [2, 32])]
+fn skipped_overflow(
+    group: WorkGroup<2>,
+    (hi, n): (usize, usize),
+    mut out: ItemsWindow<'_, u32, 2>,
+) {
+    distribute_items!(group, |idx| {
+        let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+        out[idx] = if j < hi || j == n - 1 {
+            (i + j) as u32
+        } else {
+            0
+        };
+    });
+}
+
+#[test]
+fn a_skipped_operand_that_would_overflow_changes_nothing() {
+    let mut got = vec![0u32; 4 * 64];
+    Queue::with_threads(1)
+        .unwrap()
+        .parallel_with((2, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
+            skipped_overflow(g, (64, 0), w)
+        })
+        .unwrap();
+    let expected: Vec<u32> = (0..4 * 64).map(|k| (k / 64 + k % 64) as u32).collect();
+    assert_eq!(got, expected);
+}
+
+/// A bound of the user's type: its comparison may run any code, so each
+/// item compares once, as written (the chunk's first pass is left out).
+#[derive(Clone, Copy)]
+struct Counted(usize);
+
+static COMPARISONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl PartialEq<Counted> for usize {
+    fn eq(&self, other: &Counted) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialOrd<Counted> for usize {
+    fn partial_cmp(&self, other: &Counted) -> Option<std::cmp::Ordering> {
+        COMPARISONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.partial_cmp(&other.0)
+    }
+}
+
+#[kernel(group_size = [2, 32])]
+fn counted_bound(group: WorkGroup<2>, bound: Counted, mut out: ItemsWindow<'_, u32, 2>) {
+    distribute_items!(group, |idx| {
+        let j = idx.global_id_dim(1);
+        out[idx] = if j < bound { 1 } else { 2 };
+    });
+}
+
+#[test]
+fn a_bound_of_the_users_type_is_compared_once_per_item() {
+    let mut got = vec![0u32; 2 * 64];
+    Queue::with_threads(1)
+        .unwrap()
+        .parallel_with((1, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
+            counted_bound(g, Counted(20), w)
+        })
+        .unwrap();
+    let expected: Vec<u32> = (0..2 * 64)
+        .map(|k| if k % 64 < 20 { 1 } else { 2 })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(
+        COMPARISONS.load(std::sync::atomic::Ordering::Relaxed),
+        2 * 64
+    );
+}

@@ -116,7 +116,8 @@ pub mod __private {
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
     pub use crate::lowering::row_store::{
-        distribute_items_row_stored, item_value, NotARow, Row, RowElement, ROW_STORE_LANES,
+        distribute_items_row_stored, item_value, uniform_branch, NotARow, Row, RowElement,
+        ROW_STORE_LANES,
     };
     pub use crate::lowering::stride_nest::{group_stride_round_full, group_stride_rounds};
     pub use crate::lowering::window_plan::{WindowPlan, WindowSource, WindowSources};

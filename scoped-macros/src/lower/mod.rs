@@ -15,7 +15,8 @@
 //!   item, run with the items inside it, its index reads checked ahead
 //!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
 //!   indices, checked a chunk at a time), [`row_store`] (a last store to
-//!   an output by item, a row of lanes at a time), [`edges`] (statements for the
+//!   an output by item, a row of lanes at a time; an `if` on the ids
+//!   there taken once per row by [`row_branch`]), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
 //!   (a grid-stride loop, run in rounds across the items), [`stride_nest`]
 //!   (a tile walked by group-stride loops per dimension, run as rounds of
@@ -46,6 +47,7 @@ pub(crate) mod lane_check;
 mod lane_window;
 mod memory;
 mod read_only;
+mod row_branch;
 mod row_store;
 mod stride_nest;
 pub(crate) mod subgroup_memory;

@@ -47,6 +47,7 @@ use super::group_slice::bound_names;
 use super::interchange::body::mentions;
 use super::interchange::plain_item_closure;
 use super::item_syntax::peel;
+use super::row_branch::{chunk_store, RowNames};
 use crate::parse::Invocation;
 
 /// The row-stored lowering of `inv`, if it has the shape described above.
@@ -91,6 +92,13 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
         name("__scoped_item"),
         name("__scoped_stored"),
     );
+    let names = RowNames {
+        lanes: &lanes,
+        lane: &lane,
+        row: &row,
+        value_fn: &value_fn,
+    };
+    let chunk_store = chunk_store(before, value, &closure.body, &item, &names);
     let width = quote!({ ::scoped::__private::ROW_STORE_LANES });
     let out_tokens = out.to_token_stream();
     Some(quote_spanned! {span=>
@@ -113,10 +121,7 @@ pub(crate) fn distribute_items(inv: &Invocation, group: &Expr) -> Option<TokenSt
                         use ::scoped::__private::NotARow as _;
                         match #out_tokens.__scoped_row(&#lanes) {
                             ::core::option::Option::Some(#row) => {
-                                #row.store(::scoped::__private::lane_array(
-                                    #[inline(always)]
-                                    |#lane| #value_fn(#lanes.item(#lane)),
-                                ));
+                                #chunk_store
                             }
                             ::core::option::Option::None => {
                                 for #lane in 0..::scoped::__private::ROW_STORE_LANES {
