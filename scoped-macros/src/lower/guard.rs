@@ -118,6 +118,12 @@ fn guarded_body(body: &Expr) -> Option<(Vec<(&Pat, &Expr)>, &Expr)> {
     if branch.else_branch.is_some() {
         return None;
     }
+    Some((plain_lets(stmts)?, &branch.cond))
+}
+
+/// The pattern and value of each of `stmts`, if all are `let`s with a
+/// value and no `else`.
+pub(super) fn plain_lets(stmts: &[Stmt]) -> Option<Vec<(&Pat, &Expr)>> {
     let mut lets = Vec::new();
     for stmt in stmts {
         let Stmt::Local(local) = stmt else {
@@ -129,7 +135,7 @@ fn guarded_body(body: &Expr) -> Option<(Vec<(&Pat, &Expr)>, &Expr)> {
         }
         lets.push((&local.pat, &*init.expr));
     }
-    Some((lets, &branch.cond))
+    Some(lets)
 }
 
 /// Records the names `pat` binds to item queries of `init`; `None` if

@@ -46,7 +46,7 @@ use quote::quote;
 use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, ExprPath, Ident, Lit, Stmt, UnOp};
 
-use super::guard::{bind_queries, only_read};
+use super::guard::{bind_queries, only_read, plain_lets};
 use super::item_syntax::{peel, query};
 
 /// The names the row-store lowering gives its pieces.
@@ -151,15 +151,8 @@ fn uniform_if<'a>(
         return None;
     }
     let mut queries = Vec::new();
-    for stmt in before {
-        let Stmt::Local(local) = stmt else {
-            return None;
-        };
-        let init = local.init.as_ref()?;
-        if init.diverge.is_some() || !local.attrs.is_empty() {
-            return None;
-        }
-        bind_queries(&local.pat, &init.expr, item, &mut queries)?;
+    for (pat, init) in plain_lets(before)? {
+        bind_queries(pat, init, item, &mut queries)?;
     }
     let queries: Vec<Ident> = queries.into_iter().map(|(name, _)| name).collect();
     let mut leaves = Vec::new();
