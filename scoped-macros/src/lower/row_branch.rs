@@ -38,8 +38,8 @@
 //! each branch still runs exactly for the items whose condition selects
 //! it. The first pass is left out in builds with debug assertions, whose
 //! overflow checks would make `n - 1` with `n == 0` panic where `||`
-//! skipped it; an optimised build with `overflow-checks = true` has that
-//! difference.
+//! skipped it; a profile with overflow checks but without debug
+//! assertions (`overflow-checks = true` in `release`) has that difference.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
