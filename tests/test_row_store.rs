@@ -496,3 +496,29 @@ fn a_bound_of_the_users_type_is_compared_once_per_item() {
         2 * 64
     );
 }
+
+/// A literal and `!` in the condition: rows of 16 items split at column 5.
+#[allow(clippy::nonminimal_bool)]
+#[kernel(group_size = [2, 32])]
+fn from_column_5(group: WorkGroup<2>, mut out: ItemsWindow<'_, u32, 2>) {
+    distribute_items!(group, |idx| {
+        out[idx] = if false || !(idx.global_id_dim(1) < 5) {
+            1
+        } else {
+            2
+        };
+    });
+}
+
+#[test]
+fn a_condition_with_a_literal_and_a_negation_picks_each_items_branch() {
+    let mut got = vec![0u32; 2 * 32];
+    Queue::with_threads(1)
+        .unwrap()
+        .parallel_with((1, 1), (2, 32), ItemsMut::new(&mut got), from_column_5)
+        .unwrap();
+    let expected: Vec<u32> = (0..2 * 32)
+        .map(|k| if k % 32 >= 5 { 1 } else { 2 })
+        .collect();
+    assert_eq!(got, expected);
+}
