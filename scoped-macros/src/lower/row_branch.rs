@@ -18,8 +18,8 @@
 //! (`__private::uniform_branch`), then every lane runs the one branch, or,
 //! where the lanes differ, the whole `if` as written. One branch over 16
 //! lanes is a few vector loads; the `if` per lane is both branches and a
-//! blend (GPU-form Jacobi in a build without flags: 1.53–1.58× its peer
-//! at v3 and 1.60–1.66× at v4 before, 1.29–1.32× and 1.41–1.42× after,
+//! blend (GPU-form Jacobi in a build without flags: 1.56–1.64× its peer
+//! at v3 and 1.63–1.68× at v4 before, 1.28–1.31× and 1.40–1.44× after,
 //! Intel Xeon, one thread).
 //!
 //! The first pass evaluates the conditions with `|` and `&` in place of
