@@ -358,6 +358,21 @@ fn rows_of_two_three_and_four_chunks_store_what_the_plain_loop_does() {
     }
 }
 
+/// The `u32` grid `kernel` writes, launched on `threads` threads in
+/// `groups` work groups of 2 × 32 items.
+fn in_rows_of_32(
+    threads: usize,
+    groups: (usize, usize),
+    kernel: impl Fn(WorkGroup<2>, ItemsWindow<'_, u32, 2>) + Sync,
+) -> Vec<u32> {
+    let mut got = vec![0u32; groups.0 * 2 * groups.1 * 32];
+    Queue::with_threads(threads)
+        .unwrap()
+        .parallel_with(groups, (2, 32), ItemsMut::new(&mut got), kernel)
+        .unwrap();
+    got
+}
+
 /// A band of columns `[lo, hi)` and an edge row, tested with `!`, `&&`
 /// and `||`, a constant and a query in the condition, and an `else if`:
 /// chunks of 16 columns inside the band, outside it, and across its edges.
@@ -401,13 +416,7 @@ fn an_if_on_the_ids_stores_each_items_branch_in_every_kind_of_chunk() {
     // Bands that cover whole chunks, none, part of one, and all columns.
     for band in [(16, 48), (70, 80), (5, 21), (0, 64), (17, 17)] {
         for threads in [1, 2] {
-            let queue = Queue::with_threads(threads).unwrap();
-            let mut got = vec![0u32; rows * n];
-            queue
-                .parallel_with((2, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
-                    banded(g, band, w)
-                })
-                .unwrap();
+            let got = in_rows_of_32(threads, (2, 2), |g, w| banded(g, band, w));
             assert_eq!(
                 got,
                 banded_reference((rows, n), band),
@@ -439,13 +448,7 @@ fn skipped_overflow(
 
 #[test]
 fn a_skipped_operand_that_would_overflow_changes_nothing() {
-    let mut got = vec![0u32; 4 * 64];
-    Queue::with_threads(1)
-        .unwrap()
-        .parallel_with((2, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
-            skipped_overflow(g, (64, 0), w)
-        })
-        .unwrap();
+    let got = in_rows_of_32(1, (2, 2), |g, w| skipped_overflow(g, (64, 0), w));
     let expected: Vec<u32> = (0..4 * 64).map(|k| (k / 64 + k % 64) as u32).collect();
     assert_eq!(got, expected);
 }
@@ -480,13 +483,7 @@ fn counted_bound(group: WorkGroup<2>, bound: Counted, mut out: ItemsWindow<'_, u
 
 #[test]
 fn a_bound_of_the_users_type_is_compared_once_per_item() {
-    let mut got = vec![0u32; 2 * 64];
-    Queue::with_threads(1)
-        .unwrap()
-        .parallel_with((1, 2), (2, 32), ItemsMut::new(&mut got), |g, w| {
-            counted_bound(g, Counted(20), w)
-        })
-        .unwrap();
+    let got = in_rows_of_32(1, (1, 2), |g, w| counted_bound(g, Counted(20), w));
     let expected: Vec<u32> = (0..2 * 64)
         .map(|k| if k % 64 < 20 { 1 } else { 2 })
         .collect();
@@ -512,11 +509,7 @@ fn from_column_5(group: WorkGroup<2>, mut out: ItemsWindow<'_, u32, 2>) {
 
 #[test]
 fn a_condition_with_a_literal_and_a_negation_picks_each_items_branch() {
-    let mut got = vec![0u32; 2 * 32];
-    Queue::with_threads(1)
-        .unwrap()
-        .parallel_with((1, 1), (2, 32), ItemsMut::new(&mut got), from_column_5)
-        .unwrap();
+    let got = in_rows_of_32(1, (1, 1), from_column_5);
     let expected: Vec<u32> = (0..2 * 32)
         .map(|k| if k % 32 >= 5 { 1 } else { 2 })
         .collect();

@@ -48,6 +48,7 @@ use syn::visit::Visit;
 use syn::{BinOp, Expr, ExprPath, Ident, Lit, Pat, Stmt, UnOp};
 
 use super::interchange::body::mentions;
+use super::interchange::invariance::{is_arithmetic, is_comparison};
 use super::item_syntax::{local_id, peel, query, rooted_in, LocalId};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
@@ -231,22 +232,6 @@ pub(super) fn bound_leaves<'a>(expr: &'a Expr, leaves: &mut Vec<&'a ExprPath>) -
     }
 }
 
-fn is_arithmetic(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::Add(_)
-            | BinOp::Sub(_)
-            | BinOp::Mul(_)
-            | BinOp::Div(_)
-            | BinOp::Rem(_)
-            | BinOp::Shl(_)
-            | BinOp::Shr(_)
-            | BinOp::BitAnd(_)
-            | BinOp::BitOr(_)
-            | BinOp::BitXor(_)
-    )
-}
-
 /// Whether every use of `names` in `body` only reads a value: nothing can
 /// assign it, borrow it mutably, move it or call a method on it.
 pub(super) fn only_read(body: &Expr, names: &[Ident]) -> bool {
@@ -319,13 +304,6 @@ impl<'ast> Visit<'ast> for Uses<'_> {
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         self.ok &= !mentions(mac.tokens.clone(), self.names);
     }
-}
-
-fn is_comparison(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) | BinOp::Eq(_) | BinOp::Ne(_)
-    )
 }
 
 #[cfg(test)]

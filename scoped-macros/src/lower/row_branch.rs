@@ -47,6 +47,7 @@ use syn::visit_mut::VisitMut;
 use syn::{BinOp, Expr, ExprPath, Ident, Lit, Stmt, UnOp};
 
 use super::guard::{bind_queries, only_read, plain_lets};
+use super::interchange::invariance::is_comparison;
 use super::item_syntax::{peel, query};
 
 /// The names the row-store lowering gives its pieces.
@@ -241,13 +242,6 @@ impl Terms<'_> {
             _ => None,
         }
     }
-}
-
-fn is_comparison(op: &BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
-    )
 }
 
 /// `condition` with `|` and `&` for `||` and `&&`, each operand in

@@ -172,6 +172,25 @@ mod x86 {
         };
     }
 
+    /// `*row = values`: with 32-byte (`wide`) and 16-byte (`narrow`)
+    /// vectors, one narrow vector first where the row starts 16 bytes past
+    /// a 32-byte boundary, then wide vectors, then narrow ones, then the
+    /// lanes left; with `narrow` alone, narrow vectors and the lanes left.
+    macro_rules! stored {
+        ($row:ident, $values:ident, $(wide $wide:literal $wset:ident $w:tt $wstore:ident,)?
+         narrow $narrow:literal $nset:ident $n:tt $nstore:ident) => {{
+            let mut at = 0;
+            $(
+                if ($row.as_ptr() as usize) % 32 == 16 {
+                    packed!(once $row, $values, at, $narrow, $nset $n, $nstore);
+                }
+                packed!($row, $values, at, $wide, $wset $w, $wstore);
+            )?
+            packed!($row, $values, at, $narrow, $nset $n, $nstore);
+            $row[at..].copy_from_slice(&$values[at..]);
+        }};
+    }
+
     /// `*row = values`, a whole vector at a time: packed with a `set`
     /// intrinsic, the optimiser builds each vector from its lanes' loads
     /// (`insertps`, or `unpcklps` with SSE2) where, as plain stores, it
@@ -189,42 +208,20 @@ mod x86 {
     #[inline(always)]
     pub(super) fn store_f32<const W: usize>(row: &mut [f32; W], values: [f32; W]) {
         #[cfg(target_feature = "avx")]
-        {
-            let mut at = 0;
-            if (row.as_ptr() as usize) % 32 == 16 {
-                packed!(once row, values, at, 4, _mm_setr_ps(0 1 2 3), _mm_storeu_ps);
-            }
-            packed!(row, values, at, 8, _mm256_setr_ps(0 1 2 3 4 5 6 7), _mm256_storeu_ps);
-            packed!(row, values, at, 4, _mm_setr_ps(0 1 2 3), _mm_storeu_ps);
-            row[at..].copy_from_slice(&values[at..]);
-        }
+        stored!(row, values, wide 8 _mm256_setr_ps(0 1 2 3 4 5 6 7) _mm256_storeu_ps,
+            narrow 4 _mm_setr_ps(0 1 2 3) _mm_storeu_ps);
         #[cfg(not(target_feature = "avx"))]
-        {
-            let mut at = 0;
-            packed!(row, values, at, 4, _mm_setr_ps(0 1 2 3), _mm_storeu_ps);
-            row[at..].copy_from_slice(&values[at..]);
-        }
+        stored!(row, values, narrow 4 _mm_setr_ps(0 1 2 3) _mm_storeu_ps);
     }
 
     /// As [`store_f32`], for `f64` lanes.
     #[inline(always)]
     pub(super) fn store_f64<const W: usize>(row: &mut [f64; W], values: [f64; W]) {
         #[cfg(target_feature = "avx")]
-        {
-            let mut at = 0;
-            if (row.as_ptr() as usize) % 32 == 16 {
-                packed!(once row, values, at, 2, _mm_setr_pd(0 1), _mm_storeu_pd);
-            }
-            packed!(row, values, at, 4, _mm256_setr_pd(0 1 2 3), _mm256_storeu_pd);
-            packed!(row, values, at, 2, _mm_setr_pd(0 1), _mm_storeu_pd);
-            row[at..].copy_from_slice(&values[at..]);
-        }
+        stored!(row, values, wide 4 _mm256_setr_pd(0 1 2 3) _mm256_storeu_pd,
+            narrow 2 _mm_setr_pd(0 1) _mm_storeu_pd);
         #[cfg(not(target_feature = "avx"))]
-        {
-            let mut at = 0;
-            packed!(row, values, at, 2, _mm_setr_pd(0 1), _mm_storeu_pd);
-            row[at..].copy_from_slice(&values[at..]);
-        }
+        stored!(row, values, narrow 2 _mm_setr_pd(0 1) _mm_storeu_pd);
     }
 }
 
@@ -338,38 +335,25 @@ mod tests {
         // Every offset from a 32-byte boundary, the 16-byte one included
         // (which AVX builds store as 16, 32 and 16 bytes).
         for offset in 0..16 {
-            stored_at(
-                std::array::from_fn::<f32, 16, _>(|l| l as f32 + 0.5),
-                -1.0,
-                offset,
-            );
+            let halves = |l: usize| l as f32 + 0.5;
+            stored_at(std::array::from_fn::<f32, 16, _>(halves), -1.0, offset);
             stored_at(
                 std::array::from_fn::<u32, 12, _>(|l| l as u32 + 1),
                 0,
                 offset,
             );
-            stored_at(
-                std::array::from_fn::<f32, 5, _>(|l| l as f32 + 0.5),
-                -1.0,
-                offset,
-            );
-        }
-        for offset in 0..8 {
-            stored_at(
-                std::array::from_fn::<f64, 16, _>(|l| l as f64 + 0.5),
-                -1.0,
-                offset,
-            );
-            stored_at(
-                std::array::from_fn::<i64, 6, _>(|l| l as i64 + 1),
-                0,
-                offset,
-            );
-            stored_at(
-                std::array::from_fn::<f64, 3, _>(|l| l as f64 + 0.5),
-                -1.0,
-                offset,
-            );
+            stored_at(std::array::from_fn::<f32, 5, _>(halves), -1.0, offset);
+            // `f64` rows: every offset from a 32-byte boundary is one of 0..8.
+            if offset < 8 {
+                let halves = |l: usize| l as f64 + 0.5;
+                stored_at(std::array::from_fn::<f64, 16, _>(halves), -1.0, offset);
+                stored_at(
+                    std::array::from_fn::<i64, 6, _>(|l| l as i64 + 1),
+                    0,
+                    offset,
+                );
+                stored_at(std::array::from_fn::<f64, 3, _>(halves), -1.0, offset);
+            }
         }
     }
 }

@@ -127,7 +127,7 @@ pub(in crate::lower) fn is_compound(op: &BinOp) -> bool {
     )
 }
 
-fn is_comparison(op: &BinOp) -> bool {
+pub(in crate::lower) fn is_comparison(op: &BinOp) -> bool {
     matches!(
         op,
         BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) | BinOp::Eq(_) | BinOp::Ne(_)
