@@ -4,9 +4,10 @@
 //! A group's values (its private memory, or a joint slice) are one
 //! contiguous slice, so every algorithm is a loop over a slice:
 //!
-//! * [`fold`]: `init op x0 op x1 …`, with four vector accumulators so that
-//!   the adds of consecutive vectors do not wait on each other (an empty
-//!   `asm!` keeps the optimiser from merging them back into one chain);
+//! * [`fold`]: `init op x0 op x1 …`; on integers the plain loop, which the
+//!   compiler vectorises at the kernel's instruction-set level; on floats
+//!   four `wide` vector accumulators, so that the adds of consecutive
+//!   vectors do not wait on each other;
 //! * [`scan`]: inclusive scan; each vector is scanned in-register (log2
 //!   lanes shift-and-combine steps), then the running carry from the
 //!   previous vector is combined in;
@@ -30,6 +31,9 @@ pub(crate) const FORCE_SCALAR: bool = cfg!(feature = "scalar-algorithms");
 pub(crate) trait Lanes: Copy {
     type Scalar: Copy;
     const N: usize;
+    /// Whether the lanes hold integers, whose operators give one result in
+    /// every order of evaluation (wrapping arithmetic, min/max, bits).
+    const EXACT: bool;
 
     fn splat(value: Self::Scalar) -> Self;
     /// Loads exactly `N` values.
@@ -54,10 +58,11 @@ pub(crate) trait Lanes: Copy {
 }
 
 macro_rules! lanes {
-    ($($vector:ident: $scalar:ty, $n:literal;)*) => {$(
+    ($($vector:ident: $scalar:ty, $n:literal, $exact:literal;)*) => {$(
         impl Lanes for wide::$vector {
             type Scalar = $scalar;
             const N: usize = $n;
+            const EXACT: bool = $exact;
 
             #[inline(always)]
             fn splat(value: $scalar) -> Self {
@@ -129,30 +134,30 @@ macro_rules! lanes {
 }
 
 lanes! {
-    f32x8: f32, 8;
-    f64x4: f64, 4;
-    i8x32: i8, 32;
-    u8x32: u8, 32;
-    i16x16: i16, 16;
-    u16x16: u16, 16;
-    i32x8: i32, 8;
-    u32x8: u32, 8;
-    i64x4: i64, 4;
-    u64x4: u64, 4;
-    f32x4: f32, 4;
-    f64x2: f64, 2;
-    i8x16: i8, 16;
-    u8x16: u8, 16;
-    i16x8: i16, 8;
-    u16x8: u16, 8;
-    i32x4: i32, 4;
-    u32x4: u32, 4;
-    i64x2: i64, 2;
-    u64x2: u64, 2;
+    f32x8: f32, 8, false;
+    f64x4: f64, 4, false;
+    i8x32: i8, 32, true;
+    u8x32: u8, 32, true;
+    i16x16: i16, 16, true;
+    u16x16: u16, 16, true;
+    i32x8: i32, 8, true;
+    u32x8: u32, 8, true;
+    i64x4: i64, 4, true;
+    u64x4: u64, 4, true;
+    f32x4: f32, 4, false;
+    f64x2: f64, 2, false;
+    i8x16: i8, 16, true;
+    u8x16: u8, 16, true;
+    i16x8: i16, 8, true;
+    u16x8: u16, 8, true;
+    i32x4: i32, 4, true;
+    u32x4: u32, 4, true;
+    i64x2: i64, 2, true;
+    u64x2: u64, 2, true;
 }
 
 /// `init op values[0] op values[1] op …`, strictly left to right.
-#[inline]
+#[inline(always)]
 pub(crate) fn scalar_fold<T: Copy>(init: T, values: &[T], op: impl Fn(T, T) -> T) -> T {
     values.iter().fold(init, |acc, &x| op(acc, x))
 }
@@ -170,7 +175,15 @@ pub(crate) fn scalar_scan<T: Copy>(carry: T, src: &[T], dst: &mut [T], op: impl 
 
 /// `init op (the combination of all of values)` for an associative and
 /// commutative `op` with identity `identity`; `vop` is `op` lane-wise.
-#[inline]
+///
+/// Integers take the plain loop: the compiler vectorises it at the width
+/// of the instruction-set level the kernel was compiled for (`wide`'s
+/// types are fixed when this crate is built, at 128 bits in a build
+/// without flags), with as many accumulators as it sees fit. Floats, which
+/// the compiler may not reorder, combine in four vector accumulators, so
+/// that consecutive adds do not wait on each other; their order is the
+/// same at every level.
+#[inline(always)]
 pub(crate) fn fold<V: Lanes>(
     init: V::Scalar,
     values: &[V::Scalar],
@@ -178,7 +191,7 @@ pub(crate) fn fold<V: Lanes>(
     vop: impl Fn(V, V) -> V,
     op: impl Fn(V::Scalar, V::Scalar) -> V::Scalar,
 ) -> V::Scalar {
-    if FORCE_SCALAR {
+    if FORCE_SCALAR || V::EXACT {
         return scalar_fold(init, values, op);
     }
     let n = V::N;
@@ -193,7 +206,7 @@ pub(crate) fn fold<V: Lanes>(
     let mut blocks = values.chunks_exact(4 * n);
     for block in &mut blocks {
         for (k, a) in acc.iter_mut().enumerate() {
-            *a = opaque(vop(*a, V::load(&block[k * n..(k + 1) * n])));
+            *a = vop(*a, V::load(&block[k * n..(k + 1) * n]));
         }
     }
     let mut vectors = blocks.remainder().chunks_exact(n);
@@ -206,53 +219,6 @@ pub(crate) fn fold<V: Lanes>(
     }
     let total = vop(vop(acc[0], acc[1]), vop(acc[2], acc[3]));
     op(init, total.horizontal(&op))
-}
-
-/// `value`, unchanged, but opaque to the optimiser: it keeps the four
-/// accumulators of [`fold`] apart. Without it, on integers (whose adds
-/// are associative), LLVM re-associates a fully unrolled fold into one
-/// chain of dependent adds.
-#[inline(always)]
-fn opaque<V: Lanes>(value: V) -> V {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx", not(miri)))]
-    if std::mem::size_of::<V>() == 32 {
-        use std::arch::x86_64::__m256i;
-        // SAFETY: `V` is one of the 32-byte `wide` vectors (`Lanes`), plain
-        // data like `__m256i`, and the sizes are equal (checked above).
-        let register: __m256i = unsafe { std::mem::transmute_copy(&value) };
-        // SAFETY: this crate is compiled with AVX enabled (the `cfg`
-        // above), so the CPU that runs it has AVX.
-        let register = unsafe { opaque_ymm(register) };
-        // SAFETY: as above, in the other direction; every bit pattern is a
-        // valid `wide` vector.
-        return unsafe { std::mem::transmute_copy(&register) };
-    }
-    value
-}
-
-/// Passes `register` through an empty `asm!` in a `ymm` register.
-///
-/// AVX is enabled on the function itself, not only through the crate's
-/// flags: generic callers are compiled in the user's crate, whose flags may
-/// lack it (doctests are built without `RUSTFLAGS`). There the function is
-/// called rather than inlined, and still compiles.
-///
-/// # Safety
-/// The CPU must support AVX.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx", not(miri)))]
-#[target_feature(enable = "avx")]
-#[inline]
-unsafe fn opaque_ymm(mut register: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
-    // SAFETY: the empty template reads and writes nothing but the register
-    // it is given.
-    unsafe {
-        std::arch::asm!(
-            "/* {0} */",
-            inout(ymm_reg) register,
-            options(pure, nomem, nostack, preserves_flags),
-        );
-    }
-    register
 }
 
 /// Scans one vector in-register: lane `i` becomes `lane 0 op … op lane i`.
@@ -441,6 +407,11 @@ mod tests {
             let want = scalar_fold(5, &values, add);
             let got = fold::<wide::i32x8>(5, &values, 0, |a, b| a + b, add);
             assert_eq!(got, want, "fold, len {len}");
+            // Floats take the vector accumulators; small integers add
+            // exactly in every order.
+            let floats: Vec<f32> = values.iter().map(|&v| v as f32).collect();
+            let got = fold::<wide::f32x8>(5.0, &floats, 0.0, |a, b| a + b, |a, b| a + b);
+            assert_eq!(got, want as f32, "float fold, len {len}");
 
             let mut want = vec![0; values.len()];
             scalar_scan(5, &values, &mut want, add);
@@ -519,26 +490,6 @@ mod tests {
         assert_eq!(got[7].to_bits(), (carry + tree).to_bits());
         let lane3 = (v[0] + v[1]) + (v[2] + v[3]);
         assert_eq!(got[3].to_bits(), (carry + lane3).to_bits());
-    }
-
-    #[test]
-    fn opaque_returns_every_lane_bit_for_bit() {
-        let bytes: [i8; 32] = std::array::from_fn(|i| (i as i8).wrapping_mul(37).wrapping_sub(100));
-        let v = wide::i8x32::new(bytes);
-        assert_eq!(opaque(v).to_array(), bytes);
-        let floats = [
-            -0.0,
-            f32::NAN,
-            f32::INFINITY,
-            1.5,
-            -3.25,
-            f32::MIN_POSITIVE,
-            7.0,
-            0.0,
-        ];
-        let got = opaque(wide::f32x8::new(floats)).to_array();
-        let bits = |lanes: [f32; 8]| lanes.map(f32::to_bits);
-        assert_eq!(bits(got), bits(floats));
     }
 
     #[test]
