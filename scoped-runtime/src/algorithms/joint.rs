@@ -46,7 +46,7 @@ use super::simd;
 ///     .unwrap();
 /// assert_eq!(out, [32.0, 32.0]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_reduce<G, T, Op, const D: usize>(group: G, data: &[T], op: Op) -> T
 where
@@ -64,7 +64,7 @@ where
 ///
 /// Same SIMD use and floating-point caveat as [`joint_reduce`]. A
 /// collective: call it outside `distribute_items!`, on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_reduce_with_init<G, T, Op, const D: usize>(group: G, data: &[T], init: T, op: Op) -> T
 where
@@ -78,7 +78,7 @@ where
 
 /// The joint scan named `what`: `scan` (`inclusive` or `exclusive`) from
 /// `init` of `input` into `output`, which must be as long.
-#[inline]
+#[inline(always)]
 #[track_caller]
 fn joint_scan<T: Copy, Op: GroupOperator<T>>(
     nesting: Nesting,
@@ -111,7 +111,7 @@ fn joint_scan<T: Copy, Op: GroupOperator<T>>(
 ///
 /// # Panics
 /// If `output` and `input` differ in length, naming both lengths.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_inclusive_scan<G, T, Op, const D: usize>(
     group: G,
@@ -145,7 +145,7 @@ pub fn joint_inclusive_scan<G, T, Op, const D: usize>(
 ///
 /// # Panics
 /// If `output` and `input` differ in length.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_inclusive_scan_with_init<G, T, Op, const D: usize>(
     group: G,
@@ -174,7 +174,7 @@ pub fn joint_inclusive_scan_with_init<G, T, Op, const D: usize>(
 ///
 /// # Panics
 /// If `output` and `input` differ in length, naming both lengths.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_exclusive_scan<G, T, Op, const D: usize>(
     group: G,
@@ -208,7 +208,7 @@ pub fn joint_exclusive_scan<G, T, Op, const D: usize>(
 ///
 /// # Panics
 /// If `output` and `input` differ in length.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_exclusive_scan_with_init<G, T, Op, const D: usize>(
     group: G,
@@ -234,7 +234,7 @@ pub fn joint_exclusive_scan_with_init<G, T, Op, const D: usize>(
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost
 /// group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_any_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T) -> bool) -> bool
 where
@@ -248,7 +248,7 @@ where
 /// `joint_all_of(g, first, last, pred)`); `true` for an empty slice.
 /// Evaluation as for [`joint_any_of`]. A collective: call it outside
 /// `distribute_items!`, on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_all_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T) -> bool) -> bool
 where
@@ -262,7 +262,7 @@ where
 /// `joint_none_of(g, first, last, pred)`); `true` for an empty slice.
 /// Evaluation as for [`joint_any_of`]. A collective: call it outside
 /// `distribute_items!`, on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn joint_none_of<G, T, const D: usize>(group: G, data: &[T], pred: impl Fn(&T) -> bool) -> bool
 where

@@ -74,7 +74,7 @@ where
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn __fold(&self, init: T, values: &[T]) -> T {
         match self {
             WorkGroupOp::Add => Plus.__fold(init, values),
@@ -83,7 +83,7 @@ where
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn __scan(&self, carry: T, src: &[T], dst: &mut [T]) {
         match self {
             WorkGroupOp::Add => Plus.__scan(carry, src, dst),

@@ -52,7 +52,7 @@ pub trait GroupOperator<T: Copy>: Copy {
 
     /// `init op values[0] op …`; built-in operators use SIMD here.
     #[doc(hidden)]
-    #[inline]
+    #[inline(always)]
     fn __fold(&self, init: T, values: &[T]) -> T {
         simd::scalar_fold(init, values, |a, b| self.combine(a, b))
     }
@@ -60,7 +60,7 @@ pub trait GroupOperator<T: Copy>: Copy {
     /// Inclusive scan of `src` into `dst` (same length) from `carry`;
     /// built-in operators use SIMD here.
     #[doc(hidden)]
-    #[inline]
+    #[inline(always)]
     fn __scan(&self, carry: T, src: &[T], dst: &mut [T]) {
         simd::scalar_scan(carry, src, dst, |a, b| self.combine(a, b));
     }
@@ -164,7 +164,7 @@ macro_rules! impls {
                     type $ty = $simd;
                     $identity
                 }
-                #[inline]
+                #[inline(always)]
                 fn __fold(&self, init: $simd, values: &[$simd]) -> $simd {
                     simd::fold::<wide::$vector>(
                         init,
@@ -174,7 +174,7 @@ macro_rules! impls {
                         |$a, $b| $combine,
                     )
                 }
-                #[inline]
+                #[inline(always)]
                 fn __scan(&self, carry: $simd, src: &[$simd], dst: &mut [$simd]) {
                     simd::scan_halved::<wide::$vector, wide::$half>(
                         carry,
@@ -256,7 +256,7 @@ macro_rules! bool_impls {
             fn identity(&self) -> bool {
                 $identity
             }
-            #[inline]
+            #[inline(always)]
             fn __fold(&self, init: bool, values: &[bool]) -> bool {
                 let fold: fn(bool, &[bool]) -> bool = $fold;
                 fold(init, values)

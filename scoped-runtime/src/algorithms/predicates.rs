@@ -44,7 +44,7 @@ use super::values::group_values;
 ///     .unwrap();
 /// assert_eq!(out, [false, true]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn any_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
@@ -58,7 +58,7 @@ where
 /// `all_of_group(g, pred)`; OpenCL C++ `work_group_all` / `sub_group_all`).
 /// `true` is the identity. Same SIMD use and panics as [`any_of_group`]. A
 /// collective: call it outside `distribute_items!`, on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn all_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
@@ -72,7 +72,7 @@ where
 /// `none_of_group(g, pred)`): `!any_of_group(…)`. Same SIMD use and panics
 /// as [`any_of_group`]. A collective: call it outside `distribute_items!`,
 /// on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn none_of_group<G, const D: usize>(group: G, predicates: &PrivateMem<'_, bool, D>) -> bool
 where
@@ -95,7 +95,7 @@ where
 ///
 /// # Panics
 /// If `values` does not hold the items of `group`.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn any_of_group_by<G, T, const D: usize>(
     group: G,
@@ -114,7 +114,7 @@ where
 /// (SYCL 2020 `all_of_group(g, x, pred)`). Evaluation and panics as for
 /// [`any_of_group_by`]. A collective: call it outside `distribute_items!`,
 /// on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn all_of_group_by<G, T, const D: usize>(
     group: G,
@@ -135,7 +135,7 @@ where
 /// (SYCL 2020 `none_of_group(g, x, pred)`). Evaluation and panics as for
 /// [`any_of_group_by`]. A collective: call it outside `distribute_items!`,
 /// on the innermost group.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn none_of_group_by<G, T, const D: usize>(
     group: G,

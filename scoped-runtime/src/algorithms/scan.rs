@@ -11,14 +11,14 @@ use super::values::{group_values, group_values_mut};
 
 /// `dst[i] = carry op src[0] op … op src[i]`; `src` and `dst` have the
 /// same length.
-#[inline]
+#[inline(always)]
 pub(crate) fn inclusive<T: Copy, Op: GroupOperator<T>>(op: Op, carry: T, src: &[T], dst: &mut [T]) {
     op.__scan(carry, src, dst);
 }
 
 /// `dst[0] = carry`, `dst[i] = carry op src[0] op … op src[i - 1]`; `src`
 /// and `dst` have the same length.
-#[inline]
+#[inline(always)]
 pub(crate) fn exclusive<T: Copy, Op: GroupOperator<T>>(op: Op, carry: T, src: &[T], dst: &mut [T]) {
     if let Some((first, rest)) = dst.split_first_mut() {
         *first = carry;
@@ -28,7 +28,7 @@ pub(crate) fn exclusive<T: Copy, Op: GroupOperator<T>>(op: Op, carry: T, src: &[
 
 /// The scan over private memory named `what`: `scan` (`inclusive` or
 /// `exclusive`) from `init` of `group`'s values in `values` into `results`.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
     what: &str,
@@ -102,7 +102,7 @@ pub(crate) fn scan_over_group<G, T, Op, const D: usize>(
 ///     .unwrap();
 /// assert_eq!(out, [3, 4, 11, 11, 15, 16, 22, 25]);
 /// ```
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn inclusive_scan_over_group<G, T, Op, const D: usize>(
     group: G,
@@ -125,7 +125,7 @@ pub fn inclusive_scan_over_group<G, T, Op, const D: usize>(
 ///
 /// Same order, floating-point caveat, SIMD use and panics as
 /// [`inclusive_scan_over_group`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn inclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     group: G,
@@ -162,7 +162,7 @@ pub fn inclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
 ///
 /// # Panics
 /// If `values` or `results` does not hold the items of `group`.
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn exclusive_scan_over_group<G, T, Op, const D: usize>(
     group: G,
@@ -184,7 +184,7 @@ pub fn exclusive_scan_over_group<G, T, Op, const D: usize>(
 ///
 /// Same order, floating-point caveat, SIMD use and panics as
 /// [`exclusive_scan_over_group`].
-#[inline]
+#[inline(always)]
 #[track_caller]
 pub fn exclusive_scan_over_group_with_init<G, T, Op, const D: usize>(
     group: G,

@@ -164,7 +164,7 @@ pub(crate) fn scalar_fold<T: Copy>(init: T, values: &[T], op: impl Fn(T, T) -> T
 
 /// Inclusive scan of `src` into `dst` starting from `carry`, strictly left
 /// to right: `dst[i] = carry op src[0] op … op src[i]`.
-#[inline]
+#[inline(always)]
 pub(crate) fn scalar_scan<T: Copy>(carry: T, src: &[T], dst: &mut [T], op: impl Fn(T, T) -> T) {
     let mut acc = carry;
     for (d, &s) in dst.iter_mut().zip(src) {
@@ -242,7 +242,7 @@ fn scan_lanes<V: Lanes>(mut x: V, identity: V::Scalar, vop: &impl Fn(V, V) -> V)
 /// to block is one scalar combine with the carry. `op` must be `vop` lane
 /// by lane (as every operator's pair is), so that the scalar carry is the
 /// value the lanes compute.
-#[inline]
+#[inline(always)]
 pub(crate) fn scan<V: Lanes>(
     carry: V::Scalar,
     src: &[V::Scalar],
@@ -306,7 +306,7 @@ pub(crate) fn scan<V: Lanes>(
 /// values than a `V` chained every value's combine to the next (a prefix
 /// sum in sub-groups of 4, each from the previous one's last value, took
 /// 1.5-1.65x the time of sub-groups of 16 to 64). `hop` is `vop` on `H`.
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_halved<V: Lanes, H: Lanes<Scalar = V::Scalar>>(
     carry: V::Scalar,
     src: &[V::Scalar],
@@ -331,7 +331,7 @@ fn bytes(values: &[bool]) -> &[u8] {
 
 /// Whether any value is `true`: blocks of four vectors with an early exit,
 /// then the rest (a sub-group's bools, say) in vectors padded with `false`.
-#[inline]
+#[inline(always)]
 pub(crate) fn any_true(values: &[bool]) -> bool {
     if FORCE_SCALAR {
         return values.iter().any(|&b| b);
@@ -356,7 +356,7 @@ pub(crate) fn any_true(values: &[bool]) -> bool {
 }
 
 /// Whether every value is `true`; as [`any_true`], padding with `true`.
-#[inline]
+#[inline(always)]
 pub(crate) fn all_true(values: &[bool]) -> bool {
     if FORCE_SCALAR {
         return values.iter().all(|&b| b);
@@ -382,7 +382,7 @@ pub(crate) fn all_true(values: &[bool]) -> bool {
 
 /// Whether `pred` holds for any value. The predicate runs on every value of
 /// a block of 64 without branches, which the compiler can vectorise.
-#[inline]
+#[inline(always)]
 pub(crate) fn any_by<T>(values: &[T], pred: impl Fn(&T) -> bool) -> bool {
     if FORCE_SCALAR {
         return values.iter().any(pred);
