@@ -98,6 +98,10 @@ pub(crate) struct Invocation {
     /// size (`#[kernel(group_size = ...)]`), whose range is then a
     /// constant; set by the walker.
     pub(crate) required_size: bool,
+    /// Whether the collective sits in a loop of the kernel's body (`for`,
+    /// `while`, `loop`), so that it runs more than once per group; set by
+    /// the walker.
+    pub(crate) in_loop: bool,
 }
 
 impl Invocation {
@@ -114,6 +118,7 @@ impl Invocation {
             closure,
             errors: Vec::new(),
             required_size: self.required_size,
+            in_loop: self.in_loop,
         }
     }
 }
@@ -217,6 +222,7 @@ pub(crate) fn invocation(
         closure,
         errors,
         required_size: false,
+        in_loop: false,
     })
 }
 

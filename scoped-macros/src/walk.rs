@@ -33,6 +33,8 @@ pub(crate) struct Walker {
     /// Whether the function is a kernel with a required group size: its
     /// group parameter's range is a constant (`lower::interchange`).
     pub(crate) required_size: bool,
+    /// Loops (`for`, `while`, `loop`) around the expression being walked.
+    loops: usize,
 }
 
 impl Walker {
@@ -45,6 +47,7 @@ impl Walker {
             window_params: Vec::new(),
             item_window_params: Vec::new(),
             required_size: false,
+            loops: 0,
         }
     }
 
@@ -147,6 +150,7 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
+        inv.in_loop = self.loops > 0;
         // The kernel's own group, not a binding that shadows its name.
         inv.required_size = self.required_size
             && crate::check::group_ident(&inv.group)
@@ -312,7 +316,7 @@ impl Walker {
         self.diverging(d, |w| {
             w.scoped(|w| {
                 w.bind_condition(&e.cond);
-                w.visit_block_mut(&mut e.body);
+                w.in_loop(|w| w.visit_block_mut(&mut e.body));
             });
         });
     }
@@ -324,14 +328,21 @@ impl Walker {
             w.scoped(|w| {
                 let kind = w.ctx.local(Storage::Reference);
                 w.ctx.bind_pat(&e.pat, &kind, None);
-                w.visit_block_mut(&mut e.body);
+                w.in_loop(|w| w.visit_block_mut(&mut e.body));
             });
         });
     }
 
     fn walk_loop(&mut self, e: &mut ExprLoop) {
         let d = self.loop_divergence(None, &e.body);
-        self.diverging(d, |w| w.visit_block_mut(&mut e.body));
+        self.diverging(d, |w| w.in_loop(|w| w.visit_block_mut(&mut e.body)));
+    }
+
+    /// Runs `f` on a loop's body.
+    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
+        self.loops += 1;
+        f(self);
+        self.loops -= 1;
     }
 
     fn walk_closure(&mut self, e: &mut ExprClosure) {

@@ -54,6 +54,19 @@ impl<const D: usize> SItem<D> {
         self
     }
 
+    /// The item at the same place in the work group `step` items further
+    /// along the fastest dimension, if the launch reaches that far; its
+    /// tag stays this item's (it only names addresses to fetch ahead).
+    #[inline(always)]
+    pub(crate) fn ahead_along_last(mut self, step: usize) -> Option<Self> {
+        let id = self.global_id[D - 1].checked_add(step)?;
+        if id >= self.global_range[D - 1] {
+            return None;
+        }
+        self.global_id[D - 1] = id;
+        Some(self)
+    }
+
     /// The item with its tag `tag`, the one it has (callers pass the tag
     /// of the group that made it): a lane loop then compares the group's
     /// tag with itself, which the optimiser folds, where a tag carried

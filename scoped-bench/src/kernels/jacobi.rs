@@ -16,10 +16,13 @@
 //!   at 1024×1024, 1.5× at 4096×4096; item by item, 12× and 3.9×), and
 //!   takes the boundary test's branch once per row of 16 items where they
 //!   agree (build without flags, Intel Xeon, one thread: 1.56–1.64× →
-//!   1.28–1.31× at v3, 1.63–1.68× → 1.40–1.44× at v4). What is left is
-//!   the algorithm's, as in the 2-D tiles below: each group reads 18
-//!   rows of 256 bytes into its tile, then writes 16, and the copy waits
-//!   on the cache at every row. The lowering keeps the copy:
+//!   1.28–1.31× at v3, 1.63–1.68× → 1.40–1.44× at v4), and fetches each
+//!   tile row of the next group ahead while it copies this group's
+//!   (Intel Xeon, one thread, build without flags: 1.21–1.25× → 1.09–1.12×
+//!   at v3, 1.36–1.38× → 1.18–1.20× at v4, 1.88–2.03× → 1.58–1.70× at the
+//!   baseline). Each group reads 18 rows of 256 bytes into its tile, then
+//!   writes 16: short streams that the hardware prefetchers leave to
+//!   demand fetches. The lowering keeps the copy:
 //!   written by hand in the same order of groups, neither filling each
 //!   tile row just ahead of the compute (1.45–2.0× the peer) nor reading
 //!   the old grid in place (1.1–1.6×) reaches 1.1× (AMD EPYC Zen 4, v3

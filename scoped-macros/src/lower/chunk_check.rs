@@ -177,6 +177,11 @@ fn lowered(
                 quote!(#window.0)
             }
         });
+    // Reads fetched one work group ahead, where the loop runs once per
+    // group: in a loop (a tile per step of `k`), the next group's windows
+    // would wait a whole group's run and leave the caches first.
+    let ahead = (!inv.in_loop).then_some(read_slices).into_iter().flatten();
+    let numbers = (0..read_slices.len()).map(syn::Index::from);
     Some(quote_spanned! {span=>
         ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
@@ -201,6 +206,13 @@ fn lowered(
                 ::core::option::Option::Some((
                     #(#staged,)*
                 ))
+            },
+            #[inline(always)]
+            |#lanes| {
+                let #item = #lanes.item(0);
+                #(#[allow(unused_variables)] #lets)*
+                let #lane = [#(#indices),*];
+                #(::scoped::__private::prefetch_window::<#lanes_const, _>(#ahead, #lane[#numbers]);)*
             },
             #closure,
         )
@@ -565,7 +577,23 @@ mod tests {
                 !out.contains(" + ") || out.contains("wrapping_add"),
                 "{out}"
             );
+            // Each read's window fetched one group ahead.
+            assert_eq!(out.matches("prefetch_window").count(), checks, "{out}");
         }
+    }
+
+    #[test]
+    fn reads_in_a_loop_of_the_kernel_are_not_fetched_a_group_ahead() {
+        let closure = "|i| { let j = i.global_id_dim(1); o[i] = a[k * n + j] + b[j]; }";
+        let (mut inv, group) = crate::lower::distribute_items_on_g(closure);
+        let slices = [format_ident!("a"), format_ident!("b")];
+        let once = distribute_items(&inv, &group, &slices).unwrap().to_string();
+        assert_eq!(once.matches("prefetch_window").count(), 2, "{once}");
+        inv.in_loop = true;
+        let looped = distribute_items(&inv, &group, &slices).unwrap().to_string();
+        assert!(!looped.contains("prefetch_window"), "{looped}");
+        // The chunks and their windows are the same.
+        assert_eq!(looped.matches(":: window ::").count(), 2, "{looped}");
     }
 
     #[test]

@@ -58,13 +58,14 @@ pub fn distribute_items_chunk_checked<
     group: &G,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    prefetch: impl Fn(&ItemLanes<W, D>),
     mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
-        |chunk| run_chunk(chunk, &check, &windows, &mut f),
+        |chunk| run_chunk(chunk, &check, &windows, &prefetch, &mut f),
     );
 }
 
@@ -86,6 +87,7 @@ pub fn distribute_items_on_edge_chunk_checked<
     value: Option<usize>,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    prefetch: impl Fn(&ItemLanes<W, D>),
     mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
@@ -95,20 +97,29 @@ pub fn distribute_items_on_edge_chunk_checked<
         dimension,
         value,
         #[inline(always)]
-        |chunk| run_chunk(chunk, &check, &windows, &mut f),
+        |chunk| run_chunk(chunk, &check, &windows, &prefetch, &mut f),
     );
 }
 
 /// The items of one chunk: windowed, else after the fold of `check`.
+/// First `prefetch` asks for the windows of the same chunk in the next
+/// work group, which the thread most likely runs next: a group's reads
+/// are many short rows (a GPU tile's), which the hardware prefetchers,
+/// stopping at each 4 KiB page and tracking few streams, leave to be
+/// fetched on demand.
 #[inline(always)]
 fn run_chunk<const W: usize, const D: usize, Windows>(
     chunk: ItemChunk<W, D>,
     check: &impl Fn(SItem<D>) -> bool,
     windows: &impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
+    prefetch: &impl Fn(&ItemLanes<W, D>),
     f: &mut impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     match chunk {
         ItemChunk::Chunk(lanes) => {
+            if let Some(next) = lanes.in_next_group() {
+                prefetch(&next);
+            }
             if let Some(windows) = windows(&lanes) {
                 // A loop, not lanes written out: written out, lane 0's
                 // address took another form than the others', and the
@@ -160,6 +171,43 @@ pub fn index_term<B: std::borrow::Borrow<usize>>(term: B) -> usize {
 #[inline(always)]
 pub fn window<const W: usize, T>(slice: &[T], start: usize) -> Option<Staged<'_, T, W>> {
     slice.get(start..)?.first_chunk::<W>().map(Staged)
+}
+
+/// Asks the CPU to fetch the `W` elements of `slice` from `start` on into
+/// its caches, if they are all in `slice`; reads nothing.
+#[inline(always)]
+pub fn prefetch_window<const W: usize, T>(slice: &[T], start: usize) {
+    let Some(window) = window::<W, T>(slice, start) else {
+        return;
+    };
+    let bytes = std::mem::size_of_val(window.0);
+    let first = window.0.as_ptr().cast::<u8>();
+    let mut offset = 0;
+    while offset < bytes {
+        prefetch_line(first.wrapping_add(offset));
+        offset += LINE;
+    }
+    if bytes > 0 {
+        prefetch_line(first.wrapping_add(bytes - 1));
+    }
+}
+
+/// Bytes of a cache line.
+const LINE: usize = 64;
+
+/// Asks for the cache line holding `at`.
+#[inline(always)]
+fn prefetch_line(at: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it
+    // reads no memory a program can observe and never faults, whatever
+    // the address (here one inside a slice).
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(at.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
 }
 
 /// A chunk's window, before [`StageByValue::stage`] or
@@ -236,6 +284,17 @@ mod tests {
         assert_eq!(consecutive::<8, 1>(|_| [5]), None);
         // One lane off.
         assert_eq!(consecutive::<8, 1>(|l| [l + usize::from(l == 7)]), None);
+    }
+
+    #[test]
+    fn prefetches_read_nothing_and_stop_at_the_slice_end() {
+        let v: Vec<u32> = (0..40).collect();
+        for start in [0, 1, 23, 24, 25, 39, 40, usize::MAX] {
+            prefetch_window::<16, _>(&v, start);
+        }
+        prefetch_window::<4, ()>(&[(); 8], 2);
+        prefetch_window::<16, u8>(&[], 0);
+        assert_eq!(v, (0..40).collect::<Vec<u32>>());
     }
 
     #[test]

@@ -101,6 +101,17 @@ impl<const W: usize, const D: usize> ItemLanes<W, D> {
         }
     }
 
+    /// The same lanes in the next work group along the fastest dimension
+    /// (the next one a thread runs, but at the end of a row of groups),
+    /// if the launch has it: for reads fetched one group ahead.
+    #[inline(always)]
+    pub(crate) fn in_next_group(&self) -> Option<Self> {
+        Some(Self {
+            first: self.first.ahead_along_last(self.work_group_range[D - 1])?,
+            ..*self
+        })
+    }
+
     /// The lanes with their first item's tag `tag`, the one it has.
     #[inline(always)]
     fn with_tag(self, tag: GroupTag) -> Self {
@@ -537,6 +548,34 @@ mod tests {
         assert_eq!(std::rc::Rc::strong_count(&shared), 3);
         let none: [u8; 0] = lane_array(|_| unreachable!());
         assert_eq!(none, []);
+    }
+
+    #[test]
+    fn the_next_group_s_lanes_are_one_group_along_the_fastest_dimension() {
+        use crate::id::Id;
+        let tag = crate::tag::LaunchTags::reserve(1).unwrap().group(0);
+        // Groups of 2 × 8 items in a launch of 4 × 24: lanes from local
+        // column 4 of row 1, in the groups at global columns 0, 8 and 16.
+        let (group, launch) = (Range::new([2, 8]), Range::new([4, 24]));
+        let lanes = |col0: usize| {
+            let (global, local) = (Id::new([3, col0 + 4]), Id::new([1, 4]));
+            ItemLanes::<4, 2>::new(SItem::new(global, launch, local, group, local, tag), group)
+        };
+        let ids = |lanes: &ItemLanes<4, 2>| {
+            lanes.items().map(|i| {
+                (
+                    i.global_id_dim(0),
+                    i.global_id_dim(1),
+                    i.work_group_local_id()[1],
+                )
+            })
+        };
+        let next = lanes(0).in_next_group().unwrap();
+        assert_eq!(ids(&next), ids(&lanes(8)));
+        assert_eq!(ids(&next)[3], (3, 15, 7));
+        assert_eq!(ids(&lanes(8).in_next_group().unwrap()), ids(&lanes(16)));
+        // The last group of the row has none after it.
+        assert!(lanes(16).in_next_group().is_none());
     }
 
     #[test]
