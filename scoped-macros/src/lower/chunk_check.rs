@@ -180,8 +180,20 @@ fn lowered(
     // Reads fetched one work group ahead, where the loop runs once per
     // group: in a loop (a tile per step of `k`), the next group's windows
     // would wait a whole group's run and leave the caches first.
-    let ahead = (!inv.in_loop).then_some(read_slices).into_iter().flatten();
-    let numbers = (0..read_slices.len()).map(syn::Index::from);
+    let prefetch = if inv.in_loop {
+        quote!(|_| {})
+    } else {
+        let numbers = (0..read_slices.len()).map(syn::Index::from);
+        quote! {
+            #[inline(always)]
+            |#lanes| {
+                let #item = #lanes.item(0);
+                #(#[allow(unused_variables)] #lets)*
+                let #lane = [#(#indices),*];
+                #(::scoped::__private::prefetch_window::<#lanes_const, _>(#read_slices, #lane[#numbers]);)*
+            }
+        }
+    };
     Some(quote_spanned! {span=>
         ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
@@ -207,13 +219,7 @@ fn lowered(
                     #(#staged,)*
                 ))
             },
-            #[inline(always)]
-            |#lanes| {
-                let #item = #lanes.item(0);
-                #(#[allow(unused_variables)] #lets)*
-                let #lane = [#(#indices),*];
-                #(::scoped::__private::prefetch_window::<#lanes_const, _>(#ahead, #lane[#numbers]);)*
-            },
+            #prefetch,
             #closure,
         )
     })

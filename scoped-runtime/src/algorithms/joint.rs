@@ -21,10 +21,10 @@ use super::simd;
 ///
 /// Built-in operators run on SIMD lanes: on integers a loop the compiler
 /// vectorises at the kernel's instruction-set level, on `f32` and `f64`
-/// `wide` vectors. **Floating point**: the combination order is not guaranteed, so
-/// a float result may differ from a serial loop by rounding (about
-/// `n · ε · Σ|xi|`); it is reproducible for a given length. Integers are
-/// exact.
+/// `wide` vectors. **Floating point**: the combination order is not
+/// guaranteed, so a float result may differ from a serial loop by rounding
+/// (about `n · ε · Σ|xi|`); it is reproducible for a given length.
+/// Integers are exact.
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost
 /// group.
