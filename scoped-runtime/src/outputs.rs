@@ -211,6 +211,37 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
         // the access unique.
         Some(unsafe { &mut *self.group.add(offset).cast::<[T; W]>() })
     }
+
+    /// Asks the CPU to fetch the elements the chunk `lanes` would have in
+    /// the next work group along the fastest dimension (see
+    /// [`Self::next_lanes_position`]); writes nothing.
+    #[inline(always)]
+    pub(crate) fn prefetch_next_lanes<const W: usize>(
+        &self,
+        lanes: &crate::lowering::ItemLanes<W, D>,
+    ) {
+        if let Some(position) = self.next_lanes_position(lanes) {
+            // Only an address is made, for a prefetch; it lies inside the
+            // slice (see below).
+            let next = self.base.wrapping_add(position).cast_const();
+            crate::lowering::prefetch_elements(next, W);
+        }
+    }
+
+    /// Index into the whole output of the first element of the chunk
+    /// `lanes` moved one work group along the fastest dimension, if the
+    /// chunk is this window's and the launch has that group: an element
+    /// of the launch, which the slice covers.
+    #[inline(always)]
+    fn next_lanes_position<const W: usize>(
+        &self,
+        lanes: &crate::lowering::ItemLanes<W, D>,
+    ) -> Option<usize> {
+        let first = lanes.item(0);
+        first.offset_in_group(self.tag, self.range, self.global_range)?;
+        let next = lanes.in_next_group()?.item(0);
+        Some(self.global_range.linearize(next.global_id()))
+    }
 }
 
 /// Indexing with an item reaches the element of that item, which belongs
@@ -508,5 +539,50 @@ impl<'a, T: Send, const D: usize> LaunchArgs<D> for ChunksMut<'a, T> {
             len: self.per_group,
             _borrow: PhantomData,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lowering::ItemLanes;
+
+    #[test]
+    fn the_next_groups_lanes_are_one_group_width_along_the_row() {
+        // Groups of 2 × 8 items in a launch of 4 × 24; the window of the
+        // group at global (2, 8), lanes from local (1, 4).
+        let tags = crate::tag::LaunchTags::reserve(3).unwrap();
+        let (group, launch) = (Range::new([2, 8]), Range::new([4, 24]));
+        let mut data = vec![0.0f32; launch.size()];
+        let base = data.as_mut_ptr();
+        let window = |col0: usize, tag: GroupTag| ItemsWindow::<'_, f32, 2> {
+            base,
+            group: base.wrapping_add(2 * 24 + col0),
+            global_range: launch,
+            first: Id::new([2, col0]),
+            range: group,
+            tag,
+            _borrow: PhantomData,
+        };
+        let lanes = |col0: usize, tag: GroupTag| {
+            let (global, local) = (Id::new([3, col0 + 4]), Id::new([1, 4]));
+            ItemLanes::<4, 2>::new(SItem::new(global, launch, local, group, local, tag), group)
+        };
+        let (this, other) = (tags.group(1), tags.group(2));
+        // Row 3, column 8 + 8 + 4.
+        assert_eq!(
+            window(8, this).next_lanes_position(&lanes(8, this)),
+            Some(3 * 24 + 20)
+        );
+        assert_eq!(
+            window(0, this).next_lanes_position(&lanes(0, this)),
+            Some(3 * 24 + 12)
+        );
+        // None after the row's last group, nor for another group's lanes.
+        assert_eq!(window(16, this).next_lanes_position(&lanes(16, this)), None);
+        assert_eq!(window(8, this).next_lanes_position(&lanes(8, other)), None);
+        // The prefetch itself writes nothing.
+        window(8, this).prefetch_next_lanes(&lanes(8, this));
+        assert!(data.iter().all(|&x| x == 0.0));
     }
 }

@@ -180,8 +180,15 @@ pub fn prefetch_window<const W: usize, T>(slice: &[T], start: usize) {
     let Some(window) = window::<W, T>(slice, start) else {
         return;
     };
-    let bytes = std::mem::size_of_val(window.0);
-    let first = window.0.as_ptr().cast::<u8>();
+    prefetch_elements(window.0.as_ptr(), W);
+}
+
+/// Asks the CPU to fetch every cache line of the `count` elements from
+/// `first` on; reads nothing, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch_elements<T>(first: *const T, count: usize) {
+    let bytes = count * std::mem::size_of::<T>();
+    let first = first.cast::<u8>();
     let mut offset = 0;
     while offset < bytes {
         prefetch_line(first.wrapping_add(offset));

@@ -38,5 +38,6 @@ pub(crate) mod row_store;
 pub(crate) mod stride_nest;
 pub(crate) mod window_plan;
 
+pub(crate) use chunk_check::prefetch_elements;
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;

@@ -238,6 +238,16 @@ impl<T: RowElement, const D: usize> ItemsWindow<'_, T, D> {
     ) -> Option<Row<'_, T, W>> {
         self.lanes_mut(lanes).map(Row)
     }
+
+    /// Asks the CPU to fetch the row the same chunk has in the next work
+    /// group, the one the thread most likely runs next: a group's output
+    /// is many short rows (a GPU tile's), whose lines the hardware
+    /// prefetchers leave to be fetched when the stores reach them.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn __scoped_prefetch_row<const W: usize>(&mut self, lanes: &ItemLanes<W, D>) {
+        self.prefetch_next_lanes(lanes);
+    }
 }
 
 /// Any output other than an [`ItemsWindow`] of [`RowElement`]s (the
@@ -252,6 +262,10 @@ pub trait NotARow {
     ) -> Option<Row<'_, T, W>> {
         None
     }
+
+    /// Nothing.
+    #[inline(always)]
+    fn __scoped_prefetch_row<const W: usize, const D: usize>(&mut self, _lanes: &ItemLanes<W, D>) {}
 }
 
 impl<X: ?Sized> NotARow for X {}
