@@ -13,9 +13,8 @@
 //!   private memory and the group algorithm sums them. With a stated
 //!   group size the optimiser removes the staging altogether (no
 //!   zero-fill, no copy: the fold reads the input), and the group
-//!   algorithm's integer fold is a plain loop, which the compiler
-//!   vectorises at the level the kernel runs at, as the flat loop (16
-//!   256-bit loads summed as a tree at v3). Its twin stages by hand in a
+//!   algorithm's SIMD fold keeps four vector accumulators, as the flat
+//!   loop does, reading the group's lines in order. Its twin stages by hand in a
 //!   `[i32; 128]` and sums with `iter().sum()`.
 //! * `scoped`, sub-groups: the flat kernel's body, handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around the `distribute_items!`), as

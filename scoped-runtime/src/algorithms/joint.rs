@@ -19,9 +19,8 @@ use super::simd;
 /// last, binary_op)`): `identity op data[0] op … op data[n-1]`, the
 /// operator's identity for an empty slice (see [`GroupOperator`]).
 ///
-/// Built-in operators run on SIMD lanes: on integers a loop the compiler
-/// vectorises at the kernel's instruction-set level, on `f32` and `f64`
-/// `wide` vectors. **Floating point**: the combination order is not
+/// Built-in operators on `f32`, `f64` and integer types run on `wide` SIMD
+/// lanes. **Floating point**: the combination order is not
 /// guaranteed, so a float result may differ from a serial loop by rounding
 /// (about `n · ε · Σ|xi|`); it is reproducible for a given length.
 /// Integers are exact.
