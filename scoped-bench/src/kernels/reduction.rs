@@ -14,8 +14,8 @@
 //!   group size the optimiser removes the staging altogether (no
 //!   zero-fill, no copy: the fold reads the input), and the group
 //!   algorithm's SIMD fold keeps four vector accumulators, as the flat
-//!   loop does, reading the group's lines in order. Its twin stages by hand in a
-//!   `[i32; 128]` and sums with `iter().sum()`.
+//!   loop does, reading the group's lines in order. Its twin stages by
+//!   hand in a `[i32; 128]` and sums with `iter().sum()`.
 //! * `scoped`, sub-groups: the flat kernel's body, handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around the `distribute_items!`), as
 //!   in the triad's and n-body's sub-group variants. Each sub-group's

@@ -20,10 +20,10 @@ use super::simd;
 /// operator's identity for an empty slice (see [`GroupOperator`]).
 ///
 /// Built-in operators on `f32`, `f64` and integer types run on `wide` SIMD
-/// lanes. **Floating point**: the combination order is not
-/// guaranteed, so a float result may differ from a serial loop by rounding
-/// (about `n · ε · Σ|xi|`); it is reproducible for a given length.
-/// Integers are exact.
+/// lanes. **Floating point**: the combination order is not guaranteed, so
+/// a float result may differ from a serial loop by rounding (about
+/// `n · ε · Σ|xi|`); it is reproducible for a given length. Integers are
+/// exact.
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost
 /// group.

@@ -33,11 +33,12 @@
 //! Scans run in increasing local linear id, and every algorithm keeps the
 //! values of lower ids as the left operand. Reductions and scans with the
 //! built-in operators on `f32`, `f64` and the integer types run on `wide`
-//! SIMD lanes, which combine values in another grouping than a serial loop: exact for
-//! integers (whose arithmetic wraps), but for floats a result may differ
-//! from a serial loop by rounding, by at most about `n · ε · Σ|xi|` for
-//! `n` values (ε = 2⁻²³ for `f32`, 2⁻⁵² for `f64`). The order is fixed for
-//! a given group size, so results are reproducible.
+//! SIMD lanes, which combine values in another grouping than a serial
+//! loop: exact for integers (whose arithmetic wraps), but for floats a
+//! result may differ from a serial loop by rounding, by at most about
+//! `n · ε · Σ|xi|` for `n` values (ε = 2⁻²³ for `f32`, 2⁻⁵² for `f64`).
+//! The order is fixed for a given group size, so results are
+//! reproducible.
 //! `f16` and user-defined operators run a serial loop. The sign of a zero
 //! result of [`Minimum`]/[`Maximum`] on floats is unspecified, and NaN
 //! operands are ignored by them (so a group of only NaNs gives the

@@ -242,7 +242,9 @@ impl<T: RowElement, const D: usize> ItemsWindow<'_, T, D> {
     /// Asks the CPU to fetch the row the same chunk has in the next work
     /// group, the one the thread most likely runs next: a group's output
     /// is many short rows (a GPU tile's), whose lines the hardware
-    /// prefetchers leave to be fetched when the stores reach them.
+    /// prefetchers leave to be fetched when the stores reach them. Takes
+    /// `&mut self`, as [`NotARow`]'s does, so that this method wins the
+    /// lookup for a window held by value or by `&mut`.
     #[doc(hidden)]
     #[inline(always)]
     pub fn __scoped_prefetch_row<const W: usize>(&mut self, lanes: &ItemLanes<W, D>) {
