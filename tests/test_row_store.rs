@@ -426,6 +426,57 @@ fn an_if_on_the_ids_stores_each_items_branch_in_every_kind_of_chunk() {
     }
 }
 
+/// Every kind of comparison on ids rising along a row (`j`, the local and
+/// global linear ids) and fixed along it (`i`, `r`), against values that
+/// meet a row of 16 at its first lane, its last, inside it and past it:
+/// decided from each chunk's first and last lanes, or lane by lane where
+/// the lanes differ.
+#[allow(clippy::nonminimal_bool)]
+#[kernel(group_size = [2, 32])]
+fn marked(group: WorkGroup<2>, (a, b, c): (usize, usize, usize), mut out: ItemsWindow<'_, u32, 2>) {
+    distribute_items!(group, |idx| {
+        let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
+        let (r, l) = (idx.local_id_dim(&group, 0), idx.local_linear_id(&group));
+        out[idx] = if j == a
+            || b != j && (j <= c || l > 40) && !(i >= 2 && r == 0)
+            || idx.global_linear_id() == a + 5
+        {
+            1
+        } else {
+            2
+        };
+    });
+}
+
+#[test]
+fn comparisons_on_rising_and_fixed_ids_pick_each_items_branch() {
+    let (rows, n) = (4, 64);
+    for a in [0, 15, 16, 31, 47, 63] {
+        for b in [0, 16, 30] {
+            for c in [0, 15, 16, 33] {
+                let expected: Vec<u32> = (0..rows * n)
+                    .map(|k| {
+                        let (i, j) = (k / n, k % n);
+                        let (r, l) = (i % 2, (i % 2) * 32 + j % 32);
+                        let marked = j == a
+                            || b != j && (j <= c || l > 40) && !(i >= 2 && r == 0)
+                            || k == a + 5;
+                        if marked {
+                            1
+                        } else {
+                            2
+                        }
+                    })
+                    .collect();
+                for threads in [1, 2] {
+                    let got = in_rows_of_32(threads, (2, 2), |g, w| marked(g, (a, b, c), w));
+                    assert_eq!(got, expected, "a {a}, b {b}, c {c}, {threads} threads");
+                }
+            }
+        }
+    }
+}
+
 /// `j == n - 1` with `n == 0` is only reached where the band test before
 /// it fails, which it never does here: with overflow checks on it would
 /// panic if evaluated, and in an optimised build the chunk's first pass

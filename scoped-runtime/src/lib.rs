@@ -115,9 +115,12 @@ pub mod __private {
         with_windows_6, with_windows_7, with_windows_8, LaneWindow, WindowBound,
     };
     pub use crate::lowering::read_only::Rule4ReadOnly;
+    pub use crate::lowering::row_branch::{
+        row_all, row_any, row_comparison, row_not, uniform_branch, OtherSides, RowComparison,
+        RowSides, UsizeSides,
+    };
     pub use crate::lowering::row_store::{
-        distribute_items_row_stored, item_value, uniform_branch, NotARow, Row, RowElement,
-        ROW_STORE_LANES,
+        distribute_items_row_stored, item_value, NotARow, Row, RowElement, ROW_STORE_LANES,
     };
     pub use crate::lowering::stride_nest::{group_stride_round_full, group_stride_rounds};
     pub use crate::lowering::window_plan::{WindowPlan, WindowSource, WindowSources};

@@ -14,17 +14,28 @@
 //! ```
 //!
 //! (the boundary test of a GPU stencil), takes the branch once per chunk
-//! where all its lanes agree: each lane's condition is evaluated first
-//! (`__private::uniform_branch`), then every lane runs the one branch, or,
+//! where all its lanes agree: the chunk first finds whether they do (two
+//! ways, below), then every lane runs the one branch, or,
 //! where the lanes differ, the whole `if` as written. One branch over 16
 //! lanes is a few vector loads; the `if` per lane is both branches and a
 //! blend (GPU-form Jacobi in a build without flags: 1.56–1.64× its peer
 //! at v3 and 1.63–1.68× at v4 before, 1.28–1.31× and 1.40–1.44× after,
 //! Intel Xeon, one thread).
 //!
-//! The first pass evaluates the conditions with `|` and `&` in place of
-//! `||` and `&&`, so that the 16 lanes are vector compares: with `||` the
-//! optimiser kept the lanes apart and the v4 copy got slower (1.83×).
+//! Where every comparison that names an id compares a row-wise id
+//! (`global_id_dim`, `local_id_dim`, the linear ids, the ranges: fixed
+//! along a row or rising by one per lane), the first pass computes each
+//! comparison's two sides at the chunk's first and last lanes only and
+//! decides it from those (`__private::row_comparison`, three-valued
+//! `row_all`/`row_any`/`row_not`; sides that are not both `usize` are
+//! never decided). At the baseline level, whose SSE2 has no 64-bit
+//! compare, the 16 lanes' conditions were about 150 scalar instructions a
+//! row: GPU-form Jacobi 1.36–1.40× its peer → 0.82–0.89× (v3 0.89–0.94× →
+//! 0.84–0.86×, v4 1.00–1.03× → 0.86–0.89×; default build, Xeon, one
+//! thread). Otherwise the first pass evaluates every lane's condition
+//! with `|` and `&` in place of `||` and `&&`, so that the 16 lanes are
+//! vector compares: with `||` the optimiser kept the lanes apart and the
+//! v4 copy got slower (1.83×).
 //!
 //! The shape, exactly (beyond `row_store.rs`'s): the statements before the
 //! store are `let`s of item queries (`guard.rs`'s `bind_queries`); the
@@ -89,6 +100,7 @@ pub(super) fn chunk_store(
     };
     let UniformIf {
         eager,
+        ends,
         then,
         otherwise,
         leaves,
@@ -108,15 +120,39 @@ pub(super) fn chunk_store(
             )
         }
     };
-    let conditions = lanes_of(quote!((#eager) as u32));
+    let decided = match ends {
+        Some(Ends { sides, decided }) => {
+            let (first, last) = end_names();
+            let at = |lane: TokenStream| {
+                quote! {{
+                    let #item = #lanes.item(#lane);
+                    #(#before)*
+                    (#(#sides,)*)
+                }}
+            };
+            let (at_first, at_last) = (
+                at(quote!(0)),
+                at(quote!(::scoped::__private::ROW_STORE_LANES - 1)),
+            );
+            quote! {{
+                #[allow(unused_variables, unused_braces)]
+                let (#first, #last) = (#at_first, #at_last);
+                #decided
+            }}
+        }
+        None => {
+            let conditions = lanes_of(quote!((#eager) as u32));
+            quote!(::scoped::__private::uniform_branch(#conditions))
+        }
+    };
     let (first, second) = (lanes_of(quote!(#then)), lanes_of(quote!(#otherwise)));
     quote! {
         #[allow(unused_imports)]
-        use ::scoped::__private::{OtherLeaf as _, PlainLeaf as _};
+        use ::scoped::__private::{OtherLeaf as _, OtherSides as _, PlainLeaf as _, UsizeSides as _};
         let #taken = if !::core::cfg!(debug_assertions)
             #(&& (&::scoped::__private::BoundLeaf(&#leaves)).__plain())*
         {
-            ::scoped::__private::uniform_branch(#conditions)
+            #decided
         } else {
             ::core::option::Option::None
         };
@@ -132,6 +168,9 @@ pub(super) fn chunk_store(
 struct UniformIf<'a> {
     /// The condition with `|` and `&` for `||` and `&&`.
     eager: Expr,
+    /// The condition decided from the chunk's first and last lanes, where
+    /// every id it compares is one that rises by one along a row or stays.
+    ends: Option<Ends>,
     then: &'a syn::Block,
     otherwise: &'a Expr,
     leaves: Vec<&'a ExprPath>,
@@ -155,13 +194,18 @@ fn uniform_if<'a>(
     for (pat, init) in plain_lets(before)? {
         bind_queries(pat, init, item, &mut queries)?;
     }
-    let queries: Vec<Ident> = queries.into_iter().map(|(name, _)| name).collect();
-    let mut leaves = Vec::new();
-    Terms {
+    let bound: Vec<(Ident, &Expr)> = queries;
+    let queries: Vec<Ident> = bound.iter().map(|(name, _)| name.clone()).collect();
+    let terms = Terms {
         item,
         queries: &queries,
-    }
-    .condition(&branch.cond, &mut leaves)?;
+    };
+    let mut leaves = Vec::new();
+    terms.condition(&branch.cond, &mut leaves)?;
+    let mut ends = Ends::default();
+    let ends = ends
+        .condition(&branch.cond, item, &bound)
+        .map(|decided| Ends { decided, ..ends });
     let names: Vec<Ident> = leaves
         .iter()
         .filter_map(|leaf| leaf.path.get_ident().cloned())
@@ -171,6 +215,7 @@ fn uniform_if<'a>(
     }
     Some(UniformIf {
         eager: eager((*branch.cond).clone()),
+        ends,
         then: &branch.then_branch,
         otherwise,
         leaves,
@@ -244,6 +289,119 @@ impl Terms<'_> {
     }
 }
 
+/// A condition decided per chunk from its first and last lanes
+/// (`__private::row_comparison`): the sides of its comparisons, computed
+/// at both lanes as one tuple, and the decision over them.
+#[derive(Default)]
+struct Ends {
+    /// Per comparison on an id, `(left, right)`; per other comparison,
+    /// its value.
+    sides: Vec<TokenStream>,
+    /// The `Option<bool>` of the whole condition, from `__scoped_first`
+    /// and `__scoped_last`, the tuples of `sides` at the two lanes.
+    decided: TokenStream,
+}
+
+impl Ends {
+    /// The decision for `expr`, a condition of the shape of
+    /// [`Terms::condition`], or `None` if a side holds an id that may not
+    /// rise by one along a row (a sub-group's local id, an `Id`).
+    fn condition(
+        &mut self,
+        expr: &Expr,
+        item: &Ident,
+        bound: &[(Ident, &Expr)],
+    ) -> Option<TokenStream> {
+        let path = quote!(::scoped::__private);
+        match peel(expr) {
+            Expr::Lit(lit) => Some(quote!(::core::option::Option::Some(#lit))),
+            Expr::Unary(unary) => {
+                let inner = self.condition(&unary.expr, item, bound)?;
+                Some(quote!(#path::row_not(#inner)))
+            }
+            Expr::Binary(binary) if matches!(binary.op, BinOp::And(_) | BinOp::Or(_)) => {
+                let left = self.condition(&binary.left, item, bound)?;
+                let right = self.condition(&binary.right, item, bound)?;
+                let combine = match binary.op {
+                    BinOp::And(_) => quote!(row_all),
+                    _ => quote!(row_any),
+                };
+                Some(quote!(#path::#combine(#left, #right)))
+            }
+            Expr::Binary(binary) => {
+                let number = syn::Index::from(self.sides.len());
+                let (left, right) = (&binary.left, &binary.right);
+                let on_ids = [left, right]
+                    .iter()
+                    .map(|side| row_id(side, item, bound))
+                    .collect::<Option<Vec<bool>>>()?;
+                let (first, last) = end_names();
+                if on_ids.contains(&true) {
+                    let op = match binary.op {
+                        BinOp::Eq(_) => quote!(Eq),
+                        BinOp::Ne(_) => quote!(Ne),
+                        BinOp::Lt(_) => quote!(Lt),
+                        BinOp::Le(_) => quote!(Le),
+                        BinOp::Gt(_) => quote!(Gt),
+                        _ => quote!(Ge),
+                    };
+                    self.sides
+                        .push(quote!((&#path::RowSides::new(&(#left), &(#right))).__sides()));
+                    Some(quote! {
+                        #path::row_comparison::<{ #path::ROW_STORE_LANES }>(
+                            #path::RowComparison::#op,
+                            #first.#number,
+                            #last.#number,
+                        )
+                    })
+                } else {
+                    self.sides.push(quote!((#binary)));
+                    Some(quote!(::core::option::Option::Some(#first.#number)))
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The tuples of [`Ends::sides`] at a chunk's first and last lanes.
+fn end_names() -> (Ident, Ident) {
+    let mixed = Span::mixed_site();
+    (
+        Ident::new("__scoped_first", mixed),
+        Ident::new("__scoped_last", mixed),
+    )
+}
+
+/// Whether `side`, a comparison's operand in a condition of the shape of
+/// [`Terms::term`], is an id query of the item (directly or by a name
+/// bound to one): `Some(true)` for one whose value is a `usize` that rises
+/// by one per lane along a row or stays, `Some(false)` for a side with no
+/// query, `None` for any other query.
+fn row_id(side: &Expr, item: &Ident, bound: &[(Ident, &Expr)]) -> Option<bool> {
+    const ROW_IDS: [&str; 8] = [
+        "global_id_dim",
+        "global_linear_id",
+        "local_id_dim",
+        "local_linear_id",
+        "global_range_dim",
+        "global_linear_range",
+        "local_range_dim",
+        "local_linear_range",
+    ];
+    let call = match peel(side) {
+        Expr::Path(path) => match bound.iter().find(|(name, _)| path.path.is_ident(name)) {
+            Some((_, init)) => query(init, item),
+            None => return Some(false),
+        },
+        other => match query(other, item) {
+            Some(call) => Some(call),
+            None => return Some(false),
+        },
+    }?;
+    ROW_IDS.iter().any(|id| call.method == id).then_some(true)
+}
+
 /// `condition` with `|` and `&` for `||` and `&&`, each operand in
 /// parentheses (`|` binds tighter than a comparison).
 fn eager(mut condition: Expr) -> Expr {
@@ -271,8 +429,12 @@ fn eager(mut condition: Expr) -> Expr {
 mod tests {
     use super::*;
 
+    /// A uniform `if`: its eager condition, its leaves, and the sides and
+    /// decision from the ends of a row, if it has them.
+    type Shape = (String, Vec<String>, Option<(String, String)>);
+
     /// The uniform `if` of `body`'s last statement, if it has the shape.
-    fn shape(body: &str) -> Option<(String, Vec<String>)> {
+    fn shape(body: &str) -> Option<Shape> {
         let body: Expr = syn::parse_str(body).unwrap();
         let Expr::Block(block) = &body else {
             panic!("not a block")
@@ -284,17 +446,21 @@ mod tests {
         let item = Ident::new("idx", Span::call_site());
         let found = uniform_if(before, &store.right, &body, &item)?;
         let eager = found.eager;
+        let ends = found.ends.map(|ends| {
+            let (sides, decided) = (ends.sides, ends.decided);
+            (quote!(#(#sides),*).to_string(), decided.to_string())
+        });
         let leaves = found
             .leaves
             .iter()
             .map(|l| quote!(#l).to_string())
             .collect();
-        Some((quote!(#eager).to_string(), leaves))
+        Some((quote!(#eager).to_string(), leaves, ends))
     }
 
     #[test]
     fn a_boundary_test_on_the_ids_is_taken_per_chunk() {
-        let (eager, leaves) = shape(
+        let (eager, leaves, ends) = shape(
             "{
                 let (r, c) = (idx.local_id_dim(&g, 0), idx.local_id_dim(&g, 1));
                 let (i, j) = (idx.global_id_dim(0), idx.global_id_dim(1));
@@ -311,13 +477,40 @@ mod tests {
             "(((i == 0) | (j == 0)) | (i == n - 1)) | (j == n - 1)",
         );
         assert_eq!(leaves, ["n", "n"]);
+        let (sides, decided) = ends.expect("not decided from the row's ends");
+        assert_eq!(sides.matches("RowSides :: new").count(), 4);
+        assert!(sides.contains("(& (i) , & (0))") && sides.contains("(& (j) , & (n - 1))"));
+        for op in ["row_any", "row_comparison", "Eq"] {
+            assert!(decided.contains(op), "{op} missing from {decided}");
+        }
+        assert_eq!(decided.matches("row_any").count(), 3);
         // Queries in the condition itself, `!`, `&&`, paths and no `let`s.
-        let (eager, leaves) = shape(
+        let (eager, leaves, ends) = shape(
             "{ out[idx] = if !(idx.global_id_dim(1) < W * 2) && true { 1.0 } else if c { 2.0 } else { 3.0 }; }",
         )
         .expect("not taken per chunk");
         assert_eq!(eager, "(! (idx . global_id_dim (1) < W * 2)) & (true)");
         assert_eq!(leaves, ["W"]);
+        let (sides, decided) = ends.expect("not decided from the row's ends");
+        assert!(sides.contains("(& (idx . global_id_dim (1)) , & (W * 2))"));
+        assert!(decided.contains("row_not") && decided.contains("row_all"));
+        // Comparisons without an id: their value at the first lane.
+        let (_, _, ends) = shape("{ out[idx] = if n > 2 { 1.0 } else { 2.0 }; }").unwrap();
+        assert_eq!(ends.unwrap().0, "(n > 2)");
+    }
+
+    #[test]
+    fn ids_that_need_not_rise_along_a_row_are_decided_lane_by_lane() {
+        // A sub-group's local id wraps inside a row of 16; `global_id()`
+        // is an `Id`. Both keep every lane's condition.
+        for body in [
+            "{ let s = idx.innermost_local_id_dim(0); out[idx] = if s == 0 { 1.0 } else { 2.0 }; }",
+            "{ out[idx] = if idx.innermost_local_linear_id() < 4 { 1.0 } else { 2.0 }; }",
+            "{ let g = idx.global_id(); out[idx] = if g == z { 1.0 } else { 2.0 }; }",
+        ] {
+            let (_, _, ends) = shape(body).expect("not taken per chunk");
+            assert!(ends.is_none(), "decided from the ends: {body}");
+        }
     }
 
     #[test]
@@ -345,7 +538,7 @@ mod tests {
             "{ out[idx] = if idx == n { 1.0 } else { 2.0 }; }",
             "{ out[idx] = if n > 0 { n = 1; 1.0 } else { 2.0 }; }",
         ] {
-            assert_eq!(shape(body), None, "taken per chunk: {body}");
+            assert!(shape(body).is_none(), "taken per chunk: {body}");
         }
     }
 }

@@ -34,6 +34,7 @@ pub(crate) mod item_copy;
 pub(crate) mod lane_window;
 pub(crate) mod loops;
 pub(crate) mod read_only;
+pub(crate) mod row_branch;
 pub(crate) mod row_store;
 pub(crate) mod stride_nest;
 pub(crate) mod window_plan;

@@ -27,27 +27,6 @@ use crate::lowering::interchange::{ItemChunk, ItemLanes};
 use crate::outputs::ItemsWindow;
 use crate::rules::{check_collective, ItemScope};
 
-/// Which branch of a row-stored `if` every lane of a chunk takes, from
-/// each lane's condition as 0 or 1: `Some(true)` if all take the first,
-/// `Some(false)` if all take the second, `None` if they differ (or `W` is
-/// 0). Integers, not `bool`s: folded as bits of a mask, the 16 conditions
-/// were packed one lane at a time at v4 (see the macros'
-/// `lower/row_branch.rs`).
-#[inline(always)]
-pub fn uniform_branch<const W: usize>(conditions: [u32; W]) -> Option<bool> {
-    let (mut any, mut all) = (0, 1);
-    for c in conditions {
-        any |= c;
-        all &= c;
-    }
-    match (W, any, all) {
-        (0, _, _) => None,
-        (_, _, 1) => Some(true),
-        (_, 0, _) => Some(false),
-        _ => None,
-    }
-}
-
 /// Items per chunk: one row of a 16×16 tile, 64 bytes of `f32`.
 pub const ROW_STORE_LANES: usize = 16;
 
@@ -275,19 +254,6 @@ impl<X: ?Sized> NotARow for X {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_chunk_is_uniform_when_every_lane_agrees() {
-        assert_eq!(uniform_branch([1u32; 16]), Some(true));
-        assert_eq!(uniform_branch([0u32; 16]), Some(false));
-        let mut mixed = [0u32; 16];
-        mixed[15] = 1;
-        assert_eq!(uniform_branch(mixed), None);
-        mixed = [1; 16];
-        mixed[0] = 0;
-        assert_eq!(uniform_branch(mixed), None);
-        assert_eq!(uniform_branch::<0>([]), None);
-    }
 
     fn stored<T: RowElement + PartialEq + std::fmt::Debug, const W: usize>(
         values: [T; W],
