@@ -5,7 +5,7 @@
 //! The kernel is in `reduction/kernel.rs`. Every group's sum is checked
 //! against a serial loop; the kernel time is the median of several runs
 //! after a warm-up, each run followed by one of the same sums written by
-//! hand with rayon on as many threads, for comparison.
+//! hand with rayon on the same thread pool, for comparison.
 //!
 //! `cargo run --release --example reduction [-- --size N --runs R --threads T]`
 
@@ -74,40 +74,46 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let queue = match options.threads {
-        Some(n) => match Queue::with_threads(n) {
-            Ok(q) => q,
-            Err(e) => {
-                eprintln!("reduction: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        None => Queue::new(),
-    };
-    let original = input(options.size);
-    let groups = options.size / GROUP_SIZE;
-    let mut data = original.clone();
-    let mut by_hand = original.clone();
+    // One pool for the kernel and the hand-written sums: with a pool
+    // each, the idle pool's threads spun for the cores while the other
+    // ran. The pool's threads get the stack `scoped`'s own pools give
+    // them, room for the kernels' local memory; `Queue::new()` launches on
+    // the pool it is called from.
+    if let Some(threads) = options.threads {
+        let most = rayon::max_num_threads();
+        if !(1..=most).contains(&threads) {
+            eprintln!("reduction: --threads {threads}: a pool has 1 ..= {most} threads");
+            return ExitCode::from(2);
+        }
+    }
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(queue.num_threads())
+        .num_threads(options.threads.unwrap_or(0))
+        .stack_size(scoped::WORKER_STACK_BYTES)
         .build()
     {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("reduction: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("reduction: cannot build a thread pool: {e}");
+            return ExitCode::from(2);
         }
     };
+    let queue = Queue::new();
+    let original = input(options.size);
+    let groups = options.size / GROUP_SIZE;
+    let mut data = original.clone();
+    let mut by_hand = original.clone();
     let (mut times, mut rayon_times) = (Vec::new(), Vec::new());
     for run in 0..=options.runs {
         data.copy_from_slice(&original);
         let start = Instant::now();
-        let launched = queue.parallel_with(
-            groups,
-            GROUP_SIZE,
-            ItemsMut::new(&mut data),
-            |group, window| reduce(group, window),
-        );
+        let launched = pool.install(|| {
+            queue.parallel_with(
+                groups,
+                GROUP_SIZE,
+                ItemsMut::new(&mut data),
+                |group, window| reduce(group, window),
+            )
+        });
         let elapsed = start.elapsed();
         if let Err(e) = launched {
             eprintln!("reduction: {e}");
@@ -149,8 +155,8 @@ fn main() -> ExitCode {
         "reduction: {} i32 in {groups} groups of {GROUP_SIZE} on {} thread{}: median {:.3} ms over {} \
          runs ({:.2} GB/s read), min {:.3} ms",
         options.size,
-        queue.num_threads(),
-        if queue.num_threads() == 1 { "" } else { "s" },
+        pool.current_num_threads(),
+        if pool.current_num_threads() == 1 { "" } else { "s" },
         median.as_secs_f64() * 1e3,
         times.len(),
         bytes / median.as_secs_f64() / 1e9,
