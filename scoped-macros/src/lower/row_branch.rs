@@ -294,8 +294,8 @@ impl Terms<'_> {
 /// at both lanes as one tuple, and the decision over them.
 #[derive(Default)]
 struct Ends {
-    /// Per comparison on an id, `(left, right)`; per other comparison,
-    /// its value.
+    /// Per comparison on an id, its two sides as `usize`s if they are
+    /// (`RowSides`); per other comparison, its value.
     sides: Vec<TokenStream>,
     /// The `Option<bool>` of the whole condition, from `__scoped_first`
     /// and `__scoped_last`, the tuples of `sides` at the two lanes.
