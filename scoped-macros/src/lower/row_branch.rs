@@ -107,32 +107,31 @@ pub(super) fn chunk_store(
     } = branch;
     let taken = Ident::new("__scoped_branch", Span::mixed_site());
     let width = quote!({ ::scoped::__private::ROW_STORE_LANES });
+    // `result` for the chunk's item in lane `at`, after the body's `let`s.
+    let in_lane = |at: TokenStream, result: TokenStream| {
+        quote! {{
+            let #item = #lanes.item(#at);
+            #(#before)*
+            #result
+        }}
+    };
     let lanes_of = |result: TokenStream| {
+        let body = in_lane(quote!(#lane), result);
         quote! {
             ::scoped::__private::lane_array::<_, #width>(
                 #[inline(always)]
                 #[allow(unused_variables, unused_braces)]
-                |#lane| {
-                    let #item = #lanes.item(#lane);
-                    #(#before)*
-                    #result
-                },
+                |#lane| #body,
             )
         }
     };
     let decided = match ends {
         Some(Ends { sides, decided }) => {
             let (first, last) = end_names();
-            let at = |lane: TokenStream| {
-                quote! {{
-                    let #item = #lanes.item(#lane);
-                    #(#before)*
-                    (#(#sides,)*)
-                }}
-            };
+            let sides = quote!((#(#sides,)*));
             let (at_first, at_last) = (
-                at(quote!(0)),
-                at(quote!(::scoped::__private::ROW_STORE_LANES - 1)),
+                in_lane(quote!(0), sides.clone()),
+                in_lane(quote!(::scoped::__private::ROW_STORE_LANES - 1), sides),
             );
             quote! {{
                 #[allow(unused_variables, unused_braces)]
@@ -190,22 +189,18 @@ fn uniform_if<'a>(
     if !branch.attrs.is_empty() {
         return None;
     }
-    let mut queries = Vec::new();
+    let mut bound = Vec::new();
     for (pat, init) in plain_lets(before)? {
-        bind_queries(pat, init, item, &mut queries)?;
+        bind_queries(pat, init, item, &mut bound)?;
     }
-    let bound: Vec<(Ident, &Expr)> = queries;
     let queries: Vec<Ident> = bound.iter().map(|(name, _)| name.clone()).collect();
-    let terms = Terms {
+    let mut leaves = Vec::new();
+    Terms {
         item,
         queries: &queries,
-    };
-    let mut leaves = Vec::new();
-    terms.condition(&branch.cond, &mut leaves)?;
-    let mut ends = Ends::default();
-    let ends = ends
-        .condition(&branch.cond, item, &bound)
-        .map(|decided| Ends { decided, ..ends });
+    }
+    .condition(&branch.cond, &mut leaves)?;
+    let ends = Ends::of(&branch.cond, item, &bound);
     let names: Vec<Ident> = leaves
         .iter()
         .filter_map(|leaf| leaf.path.get_ident().cloned())
@@ -292,7 +287,6 @@ impl Terms<'_> {
 /// A condition decided per chunk from its first and last lanes
 /// (`__private::row_comparison`): the sides of its comparisons, computed
 /// at both lanes as one tuple, and the decision over them.
-#[derive(Default)]
 struct Ends {
     /// Per comparison on an id, its two sides as `usize`s if they are
     /// (`RowSides`); per other comparison, its value.
@@ -303,64 +297,72 @@ struct Ends {
 }
 
 impl Ends {
-    /// The decision for `expr`, a condition of the shape of
-    /// [`Terms::condition`], or `None` if a side holds an id that may not
-    /// rise by one along a row (a sub-group's local id, an `Id`).
-    fn condition(
-        &mut self,
-        expr: &Expr,
-        item: &Ident,
-        bound: &[(Ident, &Expr)],
-    ) -> Option<TokenStream> {
-        let path = quote!(::scoped::__private);
-        match peel(expr) {
-            Expr::Lit(lit) => Some(quote!(::core::option::Option::Some(#lit))),
-            Expr::Unary(unary) => {
-                let inner = self.condition(&unary.expr, item, bound)?;
-                Some(quote!(#path::row_not(#inner)))
-            }
-            Expr::Binary(binary) if matches!(binary.op, BinOp::And(_) | BinOp::Or(_)) => {
-                let left = self.condition(&binary.left, item, bound)?;
-                let right = self.condition(&binary.right, item, bound)?;
-                let combine = match binary.op {
-                    BinOp::And(_) => quote!(row_all),
-                    _ => quote!(row_any),
-                };
-                Some(quote!(#path::#combine(#left, #right)))
-            }
-            Expr::Binary(binary) => {
-                let number = syn::Index::from(self.sides.len());
-                let (left, right) = (&binary.left, &binary.right);
-                let on_ids = [left, right]
-                    .iter()
-                    .map(|side| row_id(side, item, bound))
-                    .collect::<Option<Vec<bool>>>()?;
-                let (first, last) = end_names();
-                if on_ids.contains(&true) {
-                    let op = match binary.op {
-                        BinOp::Eq(_) => quote!(Eq),
-                        BinOp::Ne(_) => quote!(Ne),
-                        BinOp::Lt(_) => quote!(Lt),
-                        BinOp::Le(_) => quote!(Le),
-                        BinOp::Gt(_) => quote!(Gt),
-                        _ => quote!(Ge),
-                    };
-                    self.sides
-                        .push(quote!((&#path::RowSides::new(&(#left), &(#right))).__sides()));
-                    Some(quote! {
-                        #path::row_comparison::<{ #path::ROW_STORE_LANES }>(
-                            #path::RowComparison::#op,
-                            #first.#number,
-                            #last.#number,
-                        )
-                    })
-                } else {
-                    self.sides.push(quote!((#binary)));
-                    Some(quote!(::core::option::Option::Some(#first.#number)))
-                }
-            }
-            _ => None,
+    /// The ends of `condition`, of the shape of [`Terms::condition`] for
+    /// `item` and the names `bound` to its queries, or `None` if a side
+    /// holds an id that may not rise by one along a row (a sub-group's
+    /// local id, an `Id`).
+    fn of(condition: &Expr, item: &Ident, bound: &[(Ident, &Expr)]) -> Option<Ends> {
+        let mut sides = Vec::new();
+        let decided = decide(condition, item, bound, &mut sides)?;
+        Some(Ends { sides, decided })
+    }
+}
+
+/// The decision for `expr`, a part of a condition of [`Ends::of`], its
+/// comparisons' sides appended to `sides`.
+fn decide(
+    expr: &Expr,
+    item: &Ident,
+    bound: &[(Ident, &Expr)],
+    sides: &mut Vec<TokenStream>,
+) -> Option<TokenStream> {
+    let path = quote!(::scoped::__private);
+    match peel(expr) {
+        Expr::Lit(lit) => Some(quote!(::core::option::Option::Some(#lit))),
+        Expr::Unary(unary) => {
+            let inner = decide(&unary.expr, item, bound, sides)?;
+            Some(quote!(#path::row_not(#inner)))
         }
+        Expr::Binary(binary) if matches!(binary.op, BinOp::And(_) | BinOp::Or(_)) => {
+            let left = decide(&binary.left, item, bound, sides)?;
+            let right = decide(&binary.right, item, bound, sides)?;
+            let combine = match binary.op {
+                BinOp::And(_) => quote!(row_all),
+                _ => quote!(row_any),
+            };
+            Some(quote!(#path::#combine(#left, #right)))
+        }
+        Expr::Binary(binary) => {
+            let number = syn::Index::from(sides.len());
+            let (left, right) = (&binary.left, &binary.right);
+            let on_ids = [left, right]
+                .iter()
+                .map(|side| row_id(side, item, bound))
+                .collect::<Option<Vec<bool>>>()?;
+            let (first, last) = end_names();
+            if on_ids.contains(&true) {
+                let op = match binary.op {
+                    BinOp::Eq(_) => quote!(Eq),
+                    BinOp::Ne(_) => quote!(Ne),
+                    BinOp::Lt(_) => quote!(Lt),
+                    BinOp::Le(_) => quote!(Le),
+                    BinOp::Gt(_) => quote!(Gt),
+                    _ => quote!(Ge),
+                };
+                sides.push(quote!((&#path::RowSides::new(&(#left), &(#right))).__sides()));
+                Some(quote! {
+                    #path::row_comparison::<{ #path::ROW_STORE_LANES }>(
+                        #path::RowComparison::#op,
+                        #first.#number,
+                        #last.#number,
+                    )
+                })
+            } else {
+                sides.push(quote!((#binary)));
+                Some(quote!(::core::option::Option::Some(#first.#number)))
+            }
+        }
+        _ => None,
     }
 }
 
