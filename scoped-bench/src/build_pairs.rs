@@ -23,6 +23,13 @@ pub(crate) fn run_pairs(
     runs: usize,
     args: &[String],
 ) -> Result<BuildPairs, String> {
+    // `scoped` against `scoped`: the peers run apart from the kernels
+    // (see `Measurement::round_peers_apart`).
+    let args: Vec<String> = args
+        .iter()
+        .cloned()
+        .chain(["--peers-apart".into()])
+        .collect();
     let (mut runs_of, mut builds) = (Vec::new(), (None, None));
     for pair in 0..pairs {
         eprintln!(
@@ -39,7 +46,7 @@ pub(crate) fn run_pairs(
         let (mut a, mut b) = (None, None);
         for is_first in order {
             let (exe, isa) = if is_first { first } else { second };
-            let child = run_child(exe, isa, args)?;
+            let child = run_child(exe, isa, &args)?;
             if is_first {
                 builds.0 = Some(child.build);
                 a = Some(child.rows);

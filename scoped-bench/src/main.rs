@@ -257,7 +257,8 @@ fn measure(options: &Options) -> Result<Vec<Row>, Vec<String>> {
         eprintln!("compare: {threads} threads: checking every kernel's results");
         let mut measurements = Vec::new();
         for kernel in &mut kernels {
-            match Measurement::checked(kernel.as_mut(), threads, &pool, &queue) {
+            match Measurement::checked(kernel.as_mut(), threads, options.peers_apart, &pool, &queue)
+            {
                 Ok(m) => measurements.push(m),
                 Err(e) => errors.extend(e),
             }

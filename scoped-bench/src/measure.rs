@@ -48,6 +48,9 @@ pub(crate) struct Measurement<'k> {
     /// Per variant with a twin, `scoped` time / twin time.
     twin_ratios: Vec<Vec<f64>>,
     peer_times: Vec<Duration>,
+    /// Whether rounds run the peer after the `scoped` runs (see
+    /// [`Measurement::round`]).
+    peers_apart: bool,
 }
 
 impl<'k> Measurement<'k> {
@@ -57,6 +60,7 @@ impl<'k> Measurement<'k> {
     pub(crate) fn checked(
         kernel: &'k mut dyn Kernel,
         threads: usize,
+        peers_apart: bool,
         pool: &ThreadPool,
         queue: &Queue,
     ) -> Result<Self, Vec<String>> {
@@ -104,6 +108,7 @@ impl<'k> Measurement<'k> {
             ratios: vec![Vec::new(); variants.len()],
             twin_ratios: vec![Vec::new(); variants.len()],
             peer_times: Vec::new(),
+            peers_apart,
         })
     }
 
@@ -112,7 +117,14 @@ impl<'k> Measurement<'k> {
     /// kernel that ran before, then every slot back to back with the
     /// peer, in alternating order, so each ratio compares two runs under
     /// the same machine conditions.
+    ///
+    /// With `peers_apart`, the peer runs after all of the round's `scoped`
+    /// runs instead (see [`Measurement::round_peers_apart`]).
     pub(crate) fn round(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
+        if self.peers_apart {
+            self.round_peers_apart(round, pool, queue);
+            return;
+        }
         let kernel = &mut *self.kernel;
         pool.install(|| kernel.run_peer());
         let variants = self.ratios.len();
@@ -140,6 +152,37 @@ impl<'k> Measurement<'k> {
                     pool.install(|| kernel.run_twin(v));
                 });
                 self.twin_ratios[v].push(scoped.as_secs_f64() / twin.as_secs_f64());
+            }
+        }
+    }
+
+    /// A round for a child that compares two builds of `scoped`: an
+    /// untimed run of the first variant, every slot back to back, then as
+    /// many peer runs. Such a comparison takes `scoped` times of two
+    /// processes whose peers differ (a default build's is compiled for the
+    /// baseline), and a peer's seconds of scalar code right before a
+    /// kernel slowed the kernel: matmul 1.3–2× after a scalar loop of
+    /// 0.7 s, in a native build as in the default one (KVM Intel Xeon),
+    /// while run back to back the default build's kernels took the native
+    /// build's time. No twins run.
+    fn round_peers_apart(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
+        let kernel = &mut *self.kernel;
+        pool.install(|| kernel.run_scoped(queue, 0));
+        let variants = self.ratios.len();
+        let slots = balanced_order(self.scoped_times.len(), round);
+        let times: Vec<Duration> = slots
+            .iter()
+            .map(|&slot| {
+                let v = if slot < variants { slot } else { 0 };
+                timed(|| pool.install(|| kernel.run_scoped(queue, v)))
+            })
+            .collect();
+        for (slot, scoped) in slots.into_iter().zip(times) {
+            let peer = timed(|| pool.install(|| kernel.run_peer()));
+            self.scoped_times[slot].push(scoped);
+            self.peer_times.push(peer);
+            if slot < variants {
+                self.ratios[slot].push(scoped.as_secs_f64() / peer.as_secs_f64());
             }
         }
     }
@@ -195,5 +238,84 @@ impl<'k> Measurement<'k> {
                 },
             )
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Work;
+
+    /// Records which runs happen, in order: `s0`, `s1` for the variants,
+    /// `p` for the peer.
+    struct Log(Vec<String>);
+
+    impl Kernel for Log {
+        fn name(&self) -> &'static str {
+            "log"
+        }
+        fn size(&self) -> String {
+            String::new()
+        }
+        fn work(&self) -> Work {
+            Work::Flops(1.0)
+        }
+        fn variants(&self) -> &'static [&'static str] {
+            &["first", "second"]
+        }
+        fn run_scoped(&mut self, _: &Queue, variant: usize) {
+            self.0.push(format!("s{variant}"));
+        }
+        fn run_peer(&mut self) {
+            self.0.push("p".into());
+        }
+        fn clear(&mut self) {}
+        fn check(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    fn rounds(peers_apart: bool) -> Vec<String> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let queue = Queue::new();
+        let mut log = Log(Vec::new());
+        let mut m = Measurement::checked(&mut log, 1, peers_apart, &pool, &queue).unwrap();
+        m.round(0, &pool, &queue);
+        m.round(1, &pool, &queue);
+        assert_eq!(m.rows().len(), 2);
+        log.0.drain(..).collect()
+    }
+
+    #[test]
+    fn peers_apart_run_after_every_scoped_run_of_the_round() {
+        let log = rounds(true);
+        // Checked runs, then per round: an untimed first variant, both
+        // variants, two peers.
+        let rounds: Vec<&[String]> = log[3..].chunks(5).collect();
+        assert_eq!(rounds.len(), 2);
+        for round in rounds {
+            assert_eq!(round[0], "s0");
+            let mut variants = round[1..3].to_vec();
+            variants.sort();
+            assert_eq!(variants, ["s0", "s1"]);
+            assert_eq!(round[3..], ["p", "p"]);
+        }
+    }
+
+    #[test]
+    fn otherwise_peers_run_between_scoped_runs() {
+        let log = rounds(false);
+        // Per round: an untimed peer, then each variant beside a peer.
+        let rounds: Vec<&[String]> = log[3..].chunks(5).collect();
+        assert_eq!(rounds.len(), 2);
+        for round in rounds {
+            assert_eq!(round[0], "p");
+            assert!(round[1..]
+                .chunks(2)
+                .all(|pair| pair.contains(&"p".to_string())));
+        }
     }
 }

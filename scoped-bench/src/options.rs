@@ -21,6 +21,10 @@ pub(crate) struct Options {
     /// Whether this process is a child that measures its own build and
     /// hands its rows back (see `child`).
     pub(crate) child: bool,
+    /// Whether each round runs the peer after the `scoped` runs rather
+    /// than between them (`--peers-apart`, for the children that compare
+    /// two builds of `scoped`; see `Measurement::round`).
+    pub(crate) peers_apart: bool,
     /// Sub-group sizes to compare instead of the comparison with the
     /// peers (`--sub-group-sizes`); empty for the comparison.
     pub(crate) sub_group_sizes: Vec<usize>,
@@ -55,6 +59,7 @@ fn parse(
         isa: Vec::new(),
         native: true,
         child: false,
+        peers_apart: false,
         sub_group_sizes: Vec::new(),
     };
     let mut isa = None;
@@ -67,6 +72,7 @@ fn parse(
             "--no-launch" => o.launch = false,
             "--no-native" => o.native = false,
             "--child" => o.child = true,
+            "--peers-apart" => o.peers_apart = true,
             "--isa" => isa = Some(value("--isa")?),
             "--threads" => {
                 let text = value("--threads")?;
@@ -167,14 +173,14 @@ mod tests {
     fn defaults_are_every_supported_level_and_the_native_comparison() {
         let o = parse(args(""), v3_cpu).expect("no arguments");
         assert_eq!(o.isa, [Isa::Baseline, Isa::V3]);
-        assert!(o.native && o.write && o.launch && !o.child);
+        assert!(o.native && o.write && o.launch && !o.child && !o.peers_apart);
         assert_eq!((o.scale, o.runs), (Scale::Full, 31));
     }
 
     #[test]
     fn every_option_is_read() {
         let o = parse(
-            args("--quick --isa v3 --threads 2 --kernel triad --kernel n-body --runs 7 --no-write --no-launch --no-native --child"),
+            args("--quick --isa v3 --threads 2 --kernel triad --kernel n-body --runs 7 --no-write --no-launch --no-native --child --peers-apart"),
             v3_cpu,
         )
         .expect("valid");
@@ -184,7 +190,7 @@ mod tests {
         );
         assert_eq!(o.isa, [Isa::V3]);
         assert_eq!(o.kernels, ["triad", "n-body"]);
-        assert!(!o.write && !o.launch && !o.native && o.child);
+        assert!(!o.write && !o.launch && !o.native && o.child && o.peers_apart);
     }
 
     #[test]
