@@ -275,7 +275,9 @@ mod tests {
         }
     }
 
-    fn rounds(peers_apart: bool) -> Vec<String> {
+    /// The runs of two rounds, one list per round (the checked runs
+    /// before them, both variants and the peer, left out).
+    fn rounds(peers_apart: bool) -> Vec<Vec<String>> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -286,17 +288,14 @@ mod tests {
         m.round(0, &pool, &queue);
         m.round(1, &pool, &queue);
         assert_eq!(m.rows().len(), 2);
-        log.0.drain(..).collect()
+        assert_eq!(log.0.len(), 3 + 2 * 5, "{:?}", log.0);
+        log.0[3..].chunks(5).map(<[String]>::to_vec).collect()
     }
 
     #[test]
     fn peers_apart_run_after_every_scoped_run_of_the_round() {
-        let log = rounds(true);
-        // Checked runs, then per round: an untimed first variant, both
-        // variants, two peers.
-        let rounds: Vec<&[String]> = log[3..].chunks(5).collect();
-        assert_eq!(rounds.len(), 2);
-        for round in rounds {
+        // An untimed first variant, both variants, two peers.
+        for round in rounds(true) {
             assert_eq!(round[0], "s0");
             let mut variants = round[1..3].to_vec();
             variants.sort();
@@ -307,15 +306,10 @@ mod tests {
 
     #[test]
     fn otherwise_peers_run_between_scoped_runs() {
-        let log = rounds(false);
-        // Per round: an untimed peer, then each variant beside a peer.
-        let rounds: Vec<&[String]> = log[3..].chunks(5).collect();
-        assert_eq!(rounds.len(), 2);
-        for round in rounds {
+        // An untimed peer, then each variant beside a peer.
+        for round in rounds(false) {
             assert_eq!(round[0], "p");
-            assert!(round[1..]
-                .chunks(2)
-                .all(|pair| pair.contains(&"p".to_string())));
+            assert!(round[1..].chunks(2).all(|pair| pair.contains(&"p".into())));
         }
     }
 }
