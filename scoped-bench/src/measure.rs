@@ -25,6 +25,16 @@ pub(crate) fn median_ratio(ratios: &mut [f64]) -> f64 {
     ratios[ratios.len() / 2]
 }
 
+/// The variant a round's slot runs: its own, or the first for the
+/// control slot after the variants.
+fn slot_variant(slot: usize, variants: usize) -> usize {
+    if slot < variants {
+        slot
+    } else {
+        0
+    }
+}
+
 fn timed(f: impl FnOnce()) -> Duration {
     let start = Instant::now();
     f();
@@ -132,7 +142,7 @@ impl<'k> Measurement<'k> {
         // just before (see `order`): in one fixed order, the same kernel
         // measured up to 1% faster in the third place than in the first.
         for slot in balanced_order(self.scoped_times.len(), round) {
-            let v = if slot < variants { slot } else { 0 };
+            let v = slot_variant(slot, variants);
             let (scoped, peer) = if round.is_multiple_of(2) {
                 let scoped = timed(|| pool.install(|| kernel.run_scoped(queue, v)));
                 (scoped, timed(|| pool.install(|| kernel.run_peer())))
@@ -173,7 +183,7 @@ impl<'k> Measurement<'k> {
         let times: Vec<Duration> = slots
             .iter()
             .map(|&slot| {
-                let v = if slot < variants { slot } else { 0 };
+                let v = slot_variant(slot, variants);
                 timed(|| pool.install(|| kernel.run_scoped(queue, v)))
             })
             .collect();
