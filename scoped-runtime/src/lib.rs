@@ -107,8 +107,7 @@ pub mod __private {
         INTERCHANGE_LANES, INTERCHANGE_MAX_PLAIN_TRIPS, INTERCHANGE_WIDE_LANES,
     };
     pub use crate::lowering::item_copy::{
-        distribute_items_copied, CopyItems, GroupItems, ItemCopy, ItemCopyPlace, LocalSlice,
-        NoItemCopy,
+        CopyItems, GroupItems, ItemCopy, ItemCopyPlace, LocalSlice, NoItemCopy,
     };
     pub use crate::lowering::lane_window::{
         lane_window, with_windows, with_windows_2, with_windows_3, with_windows_4, with_windows_5,

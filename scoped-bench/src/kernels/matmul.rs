@@ -22,10 +22,13 @@
 //!   runs two rows of 16 items in the lanes, a broadcast of `A`'s element
 //!   per row and `B`'s row shared, four chains of FMAs, the sums in
 //!   registers (full size, AMD EPYC Zen 4, 1/2 threads: 1.29/1.30× →
-//!   1.00/1.00× at AVX2, 1.22/1.22× → 1.06/1.06× at AVX-512). Its compute
-//!   loop takes the peer's time (`perf`); at AVX-512 what remains is the
-//!   tile loads, the same copies as the peer's, whose reads of `B` wait
-//!   longer.
+//!   1.00/1.00× at AVX2, 1.22/1.22× → 1.06/1.06× at AVX-512). The last
+//!   loop, `c[idx] = acc[idx]`, is a row store that fetches the next
+//!   group's rows of `C` ahead (run as a plain item loop, it made the
+//!   form 1.11–1.14× its peer at v3 and v4, 1 thread, against 1.02–1.08×;
+//!   2 threads 1.16 against 1.08–1.10, Intel Xeon). Its compute loop
+//!   takes the peer's time (`perf`); what remains is the tile loads, the
+//!   same copies as the peer's behind a check of both rows' windows.
 //!
 //! The other two variants copy the tiles row by row with
 //! `async_work_group_copy`; their group size is required too, so item

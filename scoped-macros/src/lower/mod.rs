@@ -85,7 +85,11 @@ pub(crate) fn invocation(
             let inv = rewritten.as_ref().unwrap_or(inv);
             let before_rounds = guard::distribute_items(inv, group)
                 .or_else(|| edges::distribute_items(inv, group, generics, slices, windows, indexed))
-                .or_else(|| item_copy::distribute_items(inv, group))
+                .or_else(|| {
+                    item_copy::distribute_items(inv, group, || {
+                        item_loop(inv, group, slices, indexed)
+                    })
+                })
                 .or_else(|| grid_stride::distribute_items(inv, group, slices));
             if before_rounds.is_none() {
                 // Each round is an item loop lowered (and copied) on its own.
@@ -96,12 +100,7 @@ pub(crate) fn invocation(
                     return waited(inv, group, rounds);
                 }
             }
-            let lowered = before_rounds
-                .or_else(|| interchange::distribute_items(inv, group, indexed))
-                .or_else(|| group_slice::distribute_items(inv, group, slices))
-                .or_else(|| chunk_check::distribute_items(inv, group, slices))
-                .or_else(|| row_store::distribute_items(inv, group))
-                .unwrap_or_else(|| closure::call(inv, group));
+            let lowered = before_rounds.unwrap_or_else(|| item_loop(inv, group, slices, indexed));
             waited(inv, group, lowered)
         }
         Collective::DistributeGroups => waited(
@@ -116,6 +115,17 @@ pub(crate) fn invocation(
         | Collective::LocalMemoryEnvironment
         | Collective::PrivateMemoryEnvironment => memory::memory_environment(inv, group, generics),
     }
+}
+
+/// The item loop of a `distribute_items!` that no shortcut before the
+/// rounds took: the first of the loop shortcuts that fits, else the plain
+/// loop.
+fn item_loop(inv: &Invocation, group: &Expr, slices: &[Ident], indexed: &[Indexed]) -> TokenStream {
+    interchange::distribute_items(inv, group, indexed)
+        .or_else(|| group_slice::distribute_items(inv, group, slices))
+        .or_else(|| chunk_check::distribute_items(inv, group, slices))
+        .or_else(|| row_store::distribute_items(inv, group))
+        .unwrap_or_else(|| closure::call(inv, group))
 }
 
 /// `lowered`, and for the `_and_wait` forms the barrier after it,
@@ -172,5 +182,26 @@ mod tests {
         )
         .unwrap();
         (inv, syn::parse_str("g").unwrap())
+    }
+
+    /// Where the runtime does not copy, a copy body runs the item loop
+    /// the later shortcuts give it: an output stored from private memory
+    /// on a group of a required size is a row store.
+    #[test]
+    fn a_copy_body_falls_back_to_the_later_shortcuts() {
+        let (mut inv, _) = distribute_items_on_g("|i| c[i] = acc[i]");
+        let lowered = |inv: &Invocation| super::invocation(inv, &[], &[], &[], &[]).to_string();
+        let plain = lowered(&inv);
+        assert!(plain.contains("ItemCopy"), "{plain}");
+        assert!(!plain.contains("distribute_items_row_stored"), "{plain}");
+        inv.required_size = true;
+        let sized = lowered(&inv);
+        assert!(sized.contains("ItemCopy"), "{sized}");
+        assert_eq!(
+            sized.matches("distribute_items_row_stored").count(),
+            1,
+            "{sized}"
+        );
+        assert!(sized.contains("if ! __scoped_copied"), "{sized}");
     }
 }

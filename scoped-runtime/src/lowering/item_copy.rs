@@ -16,10 +16,8 @@
 
 use std::cell::Cell;
 
-use super::distribute::distribute_items;
 use crate::group::ScopedGroup;
 use crate::inputs::ItemsRefWindow;
-use crate::item::SItem;
 use crate::memory::PrivateMem;
 use crate::memory_scope::MemoryScope;
 use crate::outputs::ItemsWindow;
@@ -177,19 +175,5 @@ impl<L: ?Sized, S: ?Sized> NoItemCopy for &ItemCopy<'_, '_, L, S> {
     #[inline(always)]
     fn __copy_items<G: ScopedGroup<D>, const D: usize>(&self, _group: &G) -> bool {
         false
-    }
-}
-
-/// The copy body's `distribute_items!`: nothing more to do if the copy
-/// was `copied`, else the item loop.
-#[inline(always)]
-#[track_caller]
-pub fn distribute_items_copied<G: ScopedGroup<D>, const D: usize>(
-    group: &G,
-    copied: bool,
-    f: impl FnMut(SItem<D>),
-) {
-    if !copied {
-        distribute_items(group, f);
     }
 }
