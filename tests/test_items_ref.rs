@@ -192,3 +192,44 @@ fn windows_are_read_from_other_threads() {
         .collect();
     assert_eq!(sums, expected);
 }
+
+#[kernel]
+fn group_sums<T: Copy + Into<i64> + Send + Sync>(
+    group: WorkGroup<1>,
+    (input, mut sums): (ItemsRefWindow<'_, T>, ChunkWindow<'_, i64>),
+) {
+    memory_environment!(group, require_local_mem::<[i64; 1]>(), |total| {
+        distribute_items!(group, |idx| total[0] += input[idx].into());
+        single_item!(group, || sums[group.group_linear_id()] = total[0]);
+    });
+}
+
+/// Sums per group of an input exactly as long as the launch, for group
+/// sizes whose next group's elements the window fetches ahead (the last
+/// group's fetch points past the input) and sizes where it does not.
+fn check_group_sums<T: Copy + Into<i64> + Send + Sync>(make: impl Fn(usize) -> T) {
+    for size in [1, 3, 64, 65, 200, 512, 513] {
+        let groups = 5;
+        let input: Vec<T> = (0..groups * size).map(&make).collect();
+        let mut sums = vec![0i64; groups];
+        Queue::new()
+            .parallel_with(
+                groups,
+                size,
+                (ItemsRef::new(&input), ChunksMut::new(&mut sums, 1)),
+                |g, args| group_sums(g, args),
+            )
+            .unwrap();
+        let expected: Vec<i64> = input
+            .chunks(size)
+            .map(|chunk| chunk.iter().map(|&x| x.into()).sum())
+            .collect();
+        assert_eq!(sums, expected, "group size {size}");
+    }
+}
+
+#[test]
+fn small_and_large_groups_read_their_items_to_the_inputs_end() {
+    check_group_sums(|i| (i % 251) as u8);
+    check_group_sums(|i| (i as i64 * 7919) % 1009 - 500);
+}

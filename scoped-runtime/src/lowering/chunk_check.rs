@@ -208,7 +208,7 @@ fn prefetch_line(at: *const u8) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has; it
     // reads no memory a program can observe and never faults, whatever
-    // the address (here one inside a slice).
+    // the address: it is never dereferenced.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         _mm_prefetch::<_MM_HINT_T0>(at.cast());
