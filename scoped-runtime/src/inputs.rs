@@ -14,7 +14,7 @@ use std::ops::Index;
 use crate::id::{scale, Id, Range};
 use crate::item::SItem;
 use crate::launch::{LaunchArgs, LaunchError, LaunchShape, Sealed};
-use crate::lowering::chunk_check::prefetch_elements;
+use crate::lowering::prefetch;
 use crate::tag::GroupTag;
 
 /// A read-only input with one element per logical item of the launch, in
@@ -159,9 +159,9 @@ const NEXT_GROUP_PREFETCH_BYTES: usize = 512;
 /// memory, where they fit in [`NEXT_GROUP_PREFETCH_BYTES`]. Such a
 /// group's reads are a burst of a few lines, which the hardware
 /// prefetchers did not run ahead of where the item loop is one run of
-/// loads (the spec's reduction, 128 `i32`: the flat form 1.09–1.13× its
-/// peer's time, a loop over the same memory, against 1.01–1.08× with the
-/// fetch; Intel Xeon, v3, 1 thread). Larger groups are streams the
+/// loads (the spec's reduction, 128 `i32`: the flat form 1.07–1.13× its
+/// peer's time, a loop over the same memory, against 1.04–1.07× with the
+/// fetch; Intel Xeon, v3 and v4, 1 thread). Larger groups are streams the
 /// prefetchers follow (Black-Scholes' 1 KiB windows were 4% slower
 /// fetched). The count is a constant, so the fetch is a few instructions
 /// with no loop. Reads nothing; past the last group the addresses are
@@ -170,7 +170,7 @@ const NEXT_GROUP_PREFETCH_BYTES: usize = 512;
 fn prefetch_next_group<T>(group: *const T, size: usize) {
     let room = NEXT_GROUP_PREFETCH_BYTES / std::mem::size_of::<T>().max(1);
     if size <= room {
-        prefetch_elements(group.wrapping_add(size), room);
+        prefetch::elements(group.wrapping_add(size), room);
     }
 }
 

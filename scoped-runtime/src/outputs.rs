@@ -224,7 +224,7 @@ impl<T, const D: usize> ItemsWindow<'_, T, D> {
             // Only an address is made, for a prefetch; it lies inside the
             // slice (see below).
             let next = self.base.wrapping_add(position).cast_const();
-            crate::lowering::prefetch_elements(next, W);
+            crate::lowering::prefetch::elements(next, W);
         }
     }
 

@@ -191,21 +191,9 @@ fn prefetch_run(
     let last = hi.saturating_add(offset).min(n - 1);
     let (mut line, end) = (address(first), address(last));
     while line <= end {
-        prefetch(line);
+        super::prefetch::line(line);
         line = line.wrapping_add(64);
     }
-}
-
-#[inline(always)]
-fn prefetch(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it reads nothing the program sees and
-    // never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
 
 /// The address of `slice[i]`, for the prefetches of the grid-stride rounds

@@ -13,6 +13,8 @@
 //! * [`lane_window`]: the windows an interchanged loop's step reads
 //!   its lanes through, and [`window_plan`]: their checks made once for
 //!   a loop whose windows step by a fixed distance;
+//! * [`prefetch`]: the cache-line prefetches the shortcuts and windows
+//!   ask for;
 //! * [`read_only`]: how `distribute_items!` reads the physical item's
 //!   variables (rule 4);
 //! * [`group_size`]: the check `#[kernel(group_size = ...)]` starts a
@@ -33,12 +35,12 @@ pub(crate) mod interchange;
 pub(crate) mod item_copy;
 pub(crate) mod lane_window;
 pub(crate) mod loops;
+pub(crate) mod prefetch;
 pub(crate) mod read_only;
 pub(crate) mod row_branch;
 pub(crate) mod row_store;
 pub(crate) mod stride_nest;
 pub(crate) mod window_plan;
 
-pub(crate) use chunk_check::prefetch_elements;
 pub(crate) use interchange::{ItemChunk, ItemLanes};
 pub use loops::GroupLoops;
