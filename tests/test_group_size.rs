@@ -238,3 +238,70 @@ fn a_refusal_in_a_scope_panics_at_its_end_and_runs_no_body() {
     assert_eq!(bodies.into_inner(), 0);
     assert!(out.iter().all(|&v| v == 0));
 }
+
+/// Items per group of the kernels sized by constants.
+const WIDTH: usize = 32;
+
+/// A tile of `W` columns: the group size a const generic parameter, as
+/// a kernel templated on its tile width states it in SYCL
+/// (`reqd_work_group_size(W)`).
+#[kernel(group_size = W)]
+fn ids_generic<const W: usize>(group: WorkGroup<1>, mut out: ItemsWindow<'_, usize>) {
+    distribute_items!(group, |idx| out[idx] = idx.global_linear_id() + 1);
+}
+
+/// Extents from a `const` item, arithmetic on it, and a literal.
+#[kernel(group_size = [WIDTH / 8, (WIDTH), 2])]
+fn ids_constants(group: WorkGroup<3>, mut out: ItemsWindow<'_, usize, 3>) {
+    distribute_items!(group, |idx| out[idx] = idx.global_linear_id() + 1);
+}
+
+#[test]
+fn constant_extents_are_required_like_literals() {
+    for (groups, size) in [(3, 16), (2, 64)] {
+        let mut out = vec![0; groups * size];
+        let ran = match size {
+            16 => Queue::new().parallel_with(groups, 16, ItemsMut::new(&mut out), |g, o| {
+                ids_generic::<16>(g, o)
+            }),
+            _ => Queue::new().parallel_with(groups, 64, ItemsMut::new(&mut out), |g, o| {
+                ids_generic::<64>(g, o)
+            }),
+        };
+        ran.unwrap();
+        assert_eq!(out, expected(groups * size));
+    }
+    let mut out = vec![0; 48];
+    let error = Queue::new()
+        .parallel_with(3, 16, ItemsMut::new(&mut out), |g, o| {
+            ids_generic::<WIDTH>(g, o)
+        })
+        .unwrap_err();
+    assert_eq!(
+        error,
+        LaunchError::GroupSize {
+            required: "32".into(),
+            group_size: "16".into()
+        }
+    );
+    assert!(out.iter().all(|&v| v == 0));
+
+    let mut out = vec![0; 2 * 4 * 32 * 2];
+    Queue::new()
+        .parallel_with([1, 1, 2], [4, 32, 2], ItemsMut::new(&mut out), |g, o| {
+            ids_constants(g, o)
+        })
+        .unwrap();
+    assert_eq!(out, expected(2 * 4 * 32 * 2));
+    let error = Queue::new()
+        .parallel_with([1, 1, 2], [4, 2, 32], ItemsMut::new(&mut out), |g, o| {
+            ids_constants(g, o)
+        })
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("requires group_size = [4, 32, 2]"),
+        "{error}"
+    );
+}

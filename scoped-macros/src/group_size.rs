@@ -4,19 +4,29 @@
 //! another group size into a `LaunchError` before any body runs).
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{Error, Expr, GenericArgument, Ident, ItemFn, PathArguments, ReturnType, Token, Type};
 
-use crate::lower::item_syntax::literal;
+use crate::lower::item_syntax::{literal, peel};
 
-/// The required group range: one extent per dimension, each a literal.
+/// The required group range: one extent per dimension.
 pub(crate) struct GroupSize {
-    extents: Vec<usize>,
+    extents: Vec<Extent>,
     /// Whether it was written as an array (`[128]`) rather than a number.
     array: bool,
     span: Span,
+}
+
+/// One extent of the required range.
+enum Extent {
+    /// An integer literal, checked here.
+    Literal(usize),
+    /// Any other expression: a constant (`const` item, const generic
+    /// parameter, arithmetic on them), evaluated and checked when the
+    /// kernel compiles.
+    Constant(Box<Expr>),
 }
 
 impl Parse for GroupSize {
@@ -52,13 +62,8 @@ impl Parse for GroupSize {
                         "group_size extent 0: a group has at least one item in every dimension",
                     ))
                 }
-                Some(n) => extents.push(n),
-                None => {
-                    return Err(Error::new_spanned(
-                        element,
-                        "group_size takes integer literals (the range must be known when the kernel compiles)",
-                    ))
-                }
+                Some(n) => extents.push(Extent::Literal(n)),
+                None => extents.push(Extent::Constant(Box::new(peel(element).clone()))),
             }
         }
         Ok(GroupSize {
@@ -120,7 +125,7 @@ pub(crate) fn check(size: &GroupSize, function: &ItemFn, group: Option<&Ident>) 
 /// with its range as a constant, and the early return that leaves the
 /// launch to report a mismatch.
 pub(crate) fn prologue(size: &GroupSize, group: &Ident) -> syn::Stmt {
-    let extents = size.extents.iter().map(|n| quote!(#n));
+    let extents = size.extents.iter().map(Extent::lower);
     let span = size.span;
     syn::parse_quote_spanned! {span=>
         #[allow(unused_variables)]
@@ -128,6 +133,47 @@ pub(crate) fn prologue(size: &GroupSize, group: &Ident) -> syn::Stmt {
             ::core::option::Option::Some(group) => group,
             ::core::option::Option::None => return,
         };
+    }
+}
+
+/// The check of the extents given as constants, once at the top of the
+/// kernel (outside the body's copies per level, so that an error is
+/// reported once): each must be at least 1, an error when the kernel
+/// compiles, at the constant. `None` if all are literals.
+pub(crate) fn constant_checks(size: &GroupSize) -> Option<syn::Stmt> {
+    let checks: Vec<TokenStream> = size
+        .extents
+        .iter()
+        .filter_map(|extent| match extent {
+            Extent::Literal(_) => None,
+            Extent::Constant(expr) => Some(quote_spanned! {expr.span()=>
+                let extent: usize = #expr;
+                ::scoped::__private::group_size_extent(extent);
+            }),
+        })
+        .collect();
+    if checks.is_empty() {
+        return None;
+    }
+    Some(syn::parse_quote! {
+        const { #({ #checks })* }
+    })
+}
+
+impl Extent {
+    /// The extent as the check takes it: a constant expression in a
+    /// `const` block (an error at the expression if it is not a constant
+    /// `usize`).
+    fn lower(&self) -> TokenStream {
+        match self {
+            Extent::Literal(n) => quote!(#n),
+            Extent::Constant(expr) => quote_spanned! {expr.span()=>
+                const {
+                    let extent: usize = #expr;
+                    extent
+                }
+            },
+        }
     }
 }
 

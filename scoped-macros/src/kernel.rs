@@ -105,6 +105,12 @@ pub(crate) fn expand(flavor: Flavor, attr: TokenStream, item: TokenStream) -> To
     if let Some(shape) = shape {
         function.block.stmts.insert(0, syn::parse_quote!(#shape));
     }
+    // Once, outside the copies: an extent of 0 is reported once.
+    if let (Some(size), true) = (&size, errors.is_empty()) {
+        if let Some(checks) = group_size::constant_checks(size) {
+            function.block.stmts.insert(0, checks);
+        }
+    }
     if !function.attrs.iter().any(|a| a.path().is_ident("inline")) {
         // Inlined into the launch's per-group closure, the kernel shares one
         // function with its group and windows, where the optimiser can see
@@ -559,5 +565,31 @@ mod tests {
             3,
             "{lowered}"
         );
+        assert!(!lowered.contains("group_size_extent"), "{lowered}");
+    }
+
+    #[test]
+    fn constant_extents_are_evaluated_as_constants_and_checked_once() {
+        let kernel = quote! {
+            fn k<const W: usize>(group: WorkGroup<2>) {
+                distribute_items!(group, |_idx| {});
+            }
+        };
+        let lowered = expand(Flavor::Kernel, quote!(group_size = [(W), 4]), kernel).to_string();
+        // The check of 0, once, before the copies per level.
+        let check = "const { { let extent : usize = W ; :: scoped :: __private :: \
+                     group_size_extent (extent) ; } }";
+        assert!(
+            lowered.starts_with(
+                "# [inline (always)] fn k < const W : usize > (group : \
+                                     WorkGroup < 2 >) { const {"
+            ),
+            "{lowered}"
+        );
+        assert_eq!(lowered.matches(check).count(), 1, "{lowered}");
+        // Each copy's range: the constant, the parentheses peeled.
+        let range =
+            "require_group_size (group , [const { let extent : usize = W ; extent } , 4usize])";
+        assert_eq!(lowered.matches(range).count(), 3, "{lowered}");
     }
 }

@@ -99,8 +99,14 @@ mod walk;
 /// `#[kernel(group_size = 128)]` (`[16, 16]` for a `WorkGroup<2>`,
 /// `[a, b, c]` for a `WorkGroup<3>`) requires every launch of the kernel to
 /// have groups of exactly that range, as SYCL 2020's
-/// `reqd_work_group_size` does (section 5.8.1). The extents are integer
-/// literals, at least 1, one per dimension of the group parameter; the
+/// `reqd_work_group_size` does (section 5.8.1). One extent per dimension
+/// of the group parameter, each a constant `usize` of at least 1: a
+/// literal, a `const` item, a const generic parameter or arithmetic on
+/// them (`group_size = [TILE, TILE]`, `group_size = W` in a kernel generic
+/// over `const W: usize`). A literal 0 is an error of the attribute; a
+/// constant is evaluated when the kernel compiles (for a generic kernel,
+/// at each instance: `cargo build`, not `cargo check`), and 0 or a value
+/// that is not a constant `usize` is an error at the expression. The
 /// kernel returns `()`.
 ///
 /// The range is then a compile-time constant of the kernel: its item

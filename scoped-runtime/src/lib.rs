@@ -96,7 +96,7 @@ pub mod __private {
     pub use crate::lowering::grid_stride::{
         distribute_items_grid_stride, element_address, GridStep,
     };
-    pub use crate::lowering::group_size::require_group_size;
+    pub use crate::lowering::group_size::{group_size_extent, require_group_size};
     pub use crate::lowering::group_slice::{distribute_items_sliced, GroupSlice};
     pub use crate::lowering::guard::{
         distribute_items_below, BoundLeaf, ItemBound, OtherBound, OtherLeaf, PlainLeaf, UsizeBound,

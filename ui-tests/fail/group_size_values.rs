@@ -1,9 +1,9 @@
-//! `#[kernel(group_size = ...)]` takes one literal extent per dimension
-//! of the kernel's `WorkGroup<D>`, each at least 1.
+//! `#[kernel(group_size = ...)]` takes one extent per dimension of the
+//! kernel's `WorkGroup<D>`, each a constant `usize` of at least 1.
 
 use scoped::prelude::*;
 
-const N: usize = 64;
+const NARROW: u32 = 64;
 
 #[kernel(group_size = 0)]
 fn zero(group: WorkGroup<1>) {
@@ -15,8 +15,13 @@ fn zero_in_2d(group: WorkGroup<2>) {
     distribute_items!(group, |_idx| {});
 }
 
-#[kernel(group_size = N)]
-fn not_a_literal(group: WorkGroup<1>) {
+#[kernel(group_size = n)]
+fn not_a_constant(group: WorkGroup<1>, n: usize) {
+    distribute_items!(group, |_idx| {});
+}
+
+#[kernel(group_size = [16, NARROW])]
+fn not_a_usize(group: WorkGroup<2>) {
     distribute_items!(group, |_idx| {});
 }
 

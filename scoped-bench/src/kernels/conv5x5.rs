@@ -43,7 +43,7 @@ const HALO_TILE: usize = TILE + 2 * HALO;
 
 type Filter = [[f32; TAPS]; TAPS];
 
-#[kernel(group_size = [16, 16])]
+#[kernel(group_size = [TILE, TILE])]
 fn conv_gpu(
     group: WorkGroup<2>,
     image: &[f32],

@@ -104,7 +104,7 @@ fn count_groups(
 }
 
 /// One item per bin.
-#[kernel(group_size = 256)]
+#[kernel(group_size = BINS)]
 fn merge(group: WorkGroup<1>, partial: &[u32], mut histogram: ItemsWindow<'_, u32>) {
     memory_environment!(group, require_local_mem::<[u32; BINS]>(), |total| {
         for row in partial.chunks_exact(BINS) {

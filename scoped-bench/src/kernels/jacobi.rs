@@ -38,9 +38,9 @@
 //!   new one written once, as in the peer, and the tile (32 KiB for 4096
 //!   columns) stays in the L1 and L2 caches. A three-row tile with a slot
 //!   for the row below measured 1.1–1.2× the peer (48 KiB); the kernel
-//!   states its group size at entry, so the tile indices are provably in
-//!   bounds and the item loop is one vector loop. The two boundary columns
-//!   are put back by one item after each row.
+//!   requires its group size (`group_size = W`), so the tile indices are
+//!   provably in bounds and the item loop is one vector loop. The two
+//!   boundary columns are put back by one item after each row.
 //! * `scoped`, 2-D tiles: the GPU formulation, work groups of 16×128
 //!   points, each staging its whole tile with halo before a barrier, then
 //!   computing from it. On a CPU this costs 1.6–2× the peer, which is why
@@ -91,7 +91,7 @@ fn stencil(north: f32, south: f32, west: f32, east: f32) -> f32 {
     0.25 * ((north + south) + (west + east))
 }
 
-#[kernel(group_size = [16, 64])]
+#[kernel(group_size = [GPU_ROWS, GPU_COLS])]
 fn jacobi_gpu(group: WorkGroup<2>, old: &[f32], n: usize, mut new: ItemsWindow<'_, f32, 2>) {
     memory_environment!(group, require_local_mem::<GpuTile>(), |tile| {
         distribute_items_and_wait!(group, |idx| {
@@ -133,16 +133,15 @@ fn jacobi_gpu(group: WorkGroup<2>, old: &[f32], n: usize, mut new: ItemsWindow<'
 /// One sweep of a `W`×`W` grid in bands of [`BAND`] rows; `W2` is `W + 2`
 /// (a tile row with its halo), spelled out because array lengths cannot
 /// be computed from a const parameter.
-#[kernel]
+// One item per column, required: every tile index below is then
+// provably in bounds.
+#[kernel(group_size = W)]
 fn jacobi_band<const W: usize, const W2: usize>(
     group: WorkGroup<1>,
     old: &[f32],
     mut new: ChunkWindow<'_, f32>,
 ) {
     const { assert!(W2 == W + 2, "W2 must be W + 2") };
-    // One item per column, told to the optimiser: every tile index below
-    // is then provably in bounds.
-    assert_eq!(group.logical_local_range_dim(0), W);
     let n = W;
     let first_row = group.group_id_dim(0) * BAND;
     memory_environment!(group, require_local_mem::<[[f32; W2]; 2]>(), |tile| {
@@ -186,7 +185,7 @@ fn jacobi_band<const W: usize, const W2: usize>(
 
 // The group shape required: every tile index below is then provably in
 // bounds.
-#[kernel(group_size = [16, 128])]
+#[kernel(group_size = [TILE_ROWS, TILE_COLS])]
 fn jacobi_tiles(
     group: WorkGroup<2>,
     n: usize,

@@ -102,7 +102,7 @@ fn normalise_row(row: &[f32], gamma: &[f32], beta: &[f32], out: &mut [f32]) {
 
 /// The GPU form: a sub-group per row, its sums combined by an xor
 /// butterfly.
-#[kernel(group_size = [4, 16])]
+#[kernel(group_size = [ROWS_PER_GROUP, SUB])]
 fn layer_norm_butterfly(
     group: WorkGroup<2, SUB>,
     input: &[f32],
@@ -162,7 +162,7 @@ fn layer_norm_butterfly(
 }
 
 /// The same, the sums combined by `reduce_over_group`.
-#[kernel(group_size = [4, 16])]
+#[kernel(group_size = [ROWS_PER_GROUP, SUB])]
 fn layer_norm_reduce(
     group: WorkGroup<2, SUB>,
     input: &[f32],

@@ -7,8 +7,8 @@
 //! item's row and column to the item's running sum.
 //!
 //! * `scoped`, GPU form: the sgemm of every SYCL and CUDA code base,
-//!   ported as written. The group size is required (`group_size = [16,
-//!   16]`); each item copies one element of each tile from the inputs
+//!   ported as written. The group size is required (`group_size = [TILE,
+//!   TILE]`); each item copies one element of each tile from the inputs
 //!   (slices indexed by global position), a barrier, the `k` loop of 16
 //!   inside the item with the running sum in a local variable, a barrier;
 //!   the sums wait in private memory between steps. The tile loads are
@@ -95,7 +95,7 @@ fn load_tiles<const S: usize>(
     group_barrier(group);
 }
 
-#[kernel(group_size = [16, 16])]
+#[kernel(group_size = [TILE, TILE])]
 fn matmul_gpu(group: WorkGroup<2>, a: &[f32], b: &[f32], n: usize, mut c: ItemsWindow<'_, f32, 2>) {
     memory_environment!(
         group,
@@ -126,7 +126,7 @@ fn matmul_gpu(group: WorkGroup<2>, a: &[f32], b: &[f32], n: usize, mut c: ItemsW
     );
 }
 
-#[kernel(group_size = [16, 16])]
+#[kernel(group_size = [TILE, TILE])]
 fn matmul_tiled(
     group: WorkGroup<2>,
     a: &[f32],
@@ -158,7 +158,7 @@ fn matmul_tiled(
     );
 }
 
-#[kernel(group_size = [16, 16])]
+#[kernel(group_size = [TILE, TILE])]
 fn matmul_rows(
     group: WorkGroup<2, TILE>,
     a: &[f32],

@@ -149,7 +149,7 @@ fn load_tile<const S: usize>(
 /// The GPU Gems 3 form, ported unchanged: after each tile load, one
 /// `distribute_items!` in which every item walks the whole tile, its sums
 /// item locals (carried across tiles in private memory).
-#[kernel(group_size = 256)]
+#[kernel(group_size = GROUP_SIZE)]
 fn nbody_items(
     group: WorkGroup<1>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
@@ -185,7 +185,7 @@ fn nbody_items(
     );
 }
 
-#[kernel(group_size = 256)]
+#[kernel(group_size = GROUP_SIZE)]
 fn nbody_tiled(
     group: WorkGroup<1>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
@@ -227,7 +227,7 @@ fn nbody_tiled(
     );
 }
 
-#[kernel(group_size = 256)]
+#[kernel(group_size = GROUP_SIZE)]
 fn nbody_sub_groups<const S: usize>(
     group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),
@@ -273,7 +273,7 @@ fn nbody_sub_groups<const S: usize>(
     );
 }
 
-#[kernel(group_size = 256)]
+#[kernel(group_size = GROUP_SIZE)]
 fn nbody_private<const S: usize>(
     group: WorkGroup<1, S>,
     ((x, y, z, m), (mut ax, mut ay, mut az)): (Bodies<'_>, Accelerations<'_>),

@@ -53,7 +53,7 @@ type ScanArgs<'a> = (
     ChunkWindow<'a, i32>,
 );
 
-#[kernel(group_size = 4096)]
+#[kernel(group_size = GROUP_SIZE)]
 fn scan_groups_flat(group: WorkGroup<1>, (input, mut out, mut totals): ScanArgs<'_>) {
     joint_inclusive_scan(group, input.group_slice(), out.as_mut_slice(), plus());
     single_item!(group, || {
@@ -61,7 +61,7 @@ fn scan_groups_flat(group: WorkGroup<1>, (input, mut out, mut totals): ScanArgs<
     });
 }
 
-#[kernel(group_size = 4096)]
+#[kernel(group_size = GROUP_SIZE)]
 fn scan_groups_sub_groups<const S: usize>(
     group: WorkGroup<1, S>,
     (input, mut out, mut totals): ScanArgs<'_>,

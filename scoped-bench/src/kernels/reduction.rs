@@ -4,8 +4,8 @@
 //! The input is an [`ItemsRef`]: one element per logical item, checked
 //! once at launch, so that `input[idx]` needs no per-item bounds check and
 //! the item loops vectorise without a scalar tail. The kernels require
-//! their group size (`group_size = 128`): the item loops then have a
-//! constant trip count.
+//! their group size (`group_size = GROUP_SIZE`): the item loops then have
+//! a constant trip count.
 //!
 //! * `scoped`, flat: every item adds its element to a group-local total;
 //!   the total stays in a register and the item loop is one SIMD sum.
@@ -52,7 +52,7 @@ pub(crate) const GROUP_SIZE: usize = 128;
 /// The input (one element per item) and the window of group sums.
 type Args<'a> = (ItemsRefWindow<'a, i32>, ChunkWindow<'a, i32>);
 
-#[kernel(group_size = 128)]
+#[kernel(group_size = GROUP_SIZE)]
 fn reduce_flat(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
         distribute_items!(group, |idx| {
@@ -62,7 +62,7 @@ fn reduce_flat(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     });
 }
 
-#[kernel(group_size = 128)]
+#[kernel(group_size = GROUP_SIZE)]
 fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     memory_environment!(group, require_private_mem::<i32>(), |x| {
         distribute_items!(group, |idx| x[idx] = input[idx]);
@@ -71,7 +71,7 @@ fn reduce_group_algorithm(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
     });
 }
 
-#[kernel(group_size = 128)]
+#[kernel(group_size = GROUP_SIZE)]
 fn reduce_sub_groups<const S: usize>(group: WorkGroup<1, S>, (input, mut sums): Args<'_>) {
     memory_environment!(group, require_local_mem::<[i32; 1]>(), |total| {
         distribute_groups!(group, |sub_group| {
@@ -81,7 +81,7 @@ fn reduce_sub_groups<const S: usize>(group: WorkGroup<1, S>, (input, mut sums): 
     });
 }
 
-#[kernel(group_size = 128)]
+#[kernel(group_size = GROUP_SIZE)]
 fn reduce_sub_group_lanes<const S: usize>(group: WorkGroup<1, S>, (input, mut sums): Args<'_>) {
     memory_environment!(group, require_local_mem::<[i32; S]>(), |lanes| {
         distribute_groups!(group, |sub_group| {
@@ -93,11 +93,8 @@ fn reduce_sub_group_lanes<const S: usize>(group: WorkGroup<1, S>, (input, mut su
     });
 }
 
-#[kernel]
+#[kernel(group_size = GROUP_SIZE)]
 fn reduce_tree(group: WorkGroup<1>, (input, mut sums): Args<'_>) {
-    // The size stated, not required: required (`group_size = 128`), the
-    // baseline build kept the scratch array in memory (1.8x the time).
-    assert_eq!(group.logical_local_range(), Range::new([GROUP_SIZE]));
     memory_environment!(group, require_local_mem::<[i32; GROUP_SIZE]>(), |scratch| {
         distribute_items_and_wait!(group, |idx| {
             scratch[idx.innermost_local_id_dim(0)] = input[idx];

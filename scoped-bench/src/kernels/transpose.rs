@@ -28,7 +28,7 @@ use super::{check_equal, floats, Aligned, Kernel, Scale, Work};
 pub(crate) const NAME: &str = "transpose";
 const TILE: usize = 16;
 
-#[kernel(group_size = [16, 16])]
+#[kernel(group_size = [TILE, TILE])]
 fn transpose_gpu(group: WorkGroup<2>, a: &[f32], n: usize, mut b: ItemsWindow<'_, f32, 2>) {
     memory_environment!(
         group,

@@ -126,6 +126,21 @@ impl Watch<'_> {
     }
 }
 
+/// An extent of `#[kernel(group_size = ...)]` written as a constant
+/// expression (`GROUP_SIZE`, a const generic `W`), evaluated in a `const`
+/// block: `n`, or an error when the kernel compiles if it is 0.
+///
+/// # Panics
+/// In constant evaluation (a compile error) if `n` is 0.
+#[inline(always)]
+pub const fn group_size_extent(n: usize) -> usize {
+    assert!(
+        n > 0,
+        "group_size extent 0: a group has at least one item in every dimension"
+    );
+    n
+}
+
 /// The check `#[kernel(group_size = ...)]` starts the kernel with:
 /// `group` again if its range is `required`, with the range as the
 /// constant `required` (the item loops get constant trip counts). If not,
