@@ -15,6 +15,13 @@
 //!   outside and a sub-group's width of items inside it, each sum one
 //!   vector register (`lower/interchange/`): 1.02–1.05× the peer's
 //!   time; with the item loop outside, as before that lowering, 6.5–12×.
+//!   Its twin, the same tiling by hand (each tile copied into a stack
+//!   array, 8 bodies `i` in `f32x8` registers walking it, their sums kept
+//!   between tiles), takes its time: scoped/twin 0.97–1.02 at the
+//!   baseline, v3 and v4, 1 and 2 threads, where scoped/peer is up to 1.07
+//!   at v3 (Intel Xeon): what is left against the peer is the tiling's
+//!   (the same inner loop over a tile of 256 bodies `j` rather than all
+//!   of them from the input arrays), not the lowering's.
 //! * `scoped`, tiled: work groups of 256 bodies `i`, one per item. For
 //!   every tile of 256 bodies `j` the group copies the tile's positions
 //!   and masses into local memory (`async_work_group_copy`), then walks
@@ -333,6 +340,67 @@ fn nbody_peer(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
         });
 }
 
+/// Twin of the items variant: the GPU Gems 3 tiling by hand. For each
+/// block of `BLOCK` bodies `i`, every tile of `TILE` bodies `j` is copied
+/// into a stack array, as the kernel stages it in local memory, and each
+/// 8 bodies `i` in `f32x8` registers walk the tile, their sums kept
+/// between tiles in an array, as the kernel's private memory. Requires
+/// blocks of whole lanes and whole tiles, as the kernel requires its
+/// group size.
+fn nbody_tiled_by_hand(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
+    let [ax, ay, az] = acc;
+    let n = body[0].len();
+    assert!(n.is_multiple_of(TILE) && BLOCK.is_multiple_of(LANES));
+    ax.par_chunks_mut(BLOCK)
+        .zip(ay.par_chunks_mut(BLOCK))
+        .zip(az.par_chunks_mut(BLOCK))
+        .enumerate()
+        .for_each(|(block, ((ax, ay), az))| {
+            let first = block * BLOCK;
+            let mut sums = [[f32x8::ZERO; 3]; BLOCK / LANES];
+            let mut tile: BodyTile = [[0.0; TILE]; 4];
+            for j0 in (0..n).step_by(TILE) {
+                for (t, source) in tile.iter_mut().zip(body) {
+                    t.copy_from_slice(&source[j0..j0 + TILE]);
+                }
+                let [tx, ty, tz, tm] = &tile;
+                for (k, sum) in sums.iter_mut().enumerate() {
+                    let i0 = first + k * LANES;
+                    let lanes = |v: &[f32]| f32x8::new(v[i0..i0 + LANES].try_into().unwrap());
+                    let (xi, yi, zi) = (lanes(body[0]), lanes(body[1]), lanes(body[2]));
+                    for j in 0..TILE {
+                        let [dx, dy, dz] = interaction_x8(
+                            [xi, yi, zi],
+                            [tx[j], ty[j], tz[j], tm[j]].map(f32x8::splat),
+                        );
+                        sum[0] += dx;
+                        sum[1] += dy;
+                        sum[2] += dz;
+                    }
+                }
+            }
+            for (k, sum) in sums.iter().enumerate() {
+                let i = k * LANES;
+                for (a, sum) in [&mut *ax, &mut *ay, &mut *az].into_iter().zip(sum) {
+                    a[i..i + LANES].copy_from_slice(&sum.to_array());
+                }
+            }
+        });
+}
+
+/// [`interaction`] in 8 lanes: the contribution of bodies `j` (positions
+/// and masses `[xj, yj, zj, mj]`) to bodies at `[xi, yi, zi]`.
+#[inline(always)]
+fn interaction_x8(i: [f32x8; 3], j: [f32x8; 4]) -> [f32x8; 3] {
+    let ([xi, yi, zi], [xj, yj, zj, mj]) = (i, j);
+    let (dx, dy, dz) = (xj - xi, yj - yi, zj - zi);
+    let softening_squared = f32x8::splat(SOFTENING_SQUARED);
+    let d2 = fused(dx, dx, fused(dy, dy, fused(dz, dz, softening_squared)));
+    let inv = f32x8::ONE / d2.sqrt();
+    let s = mj * (inv * inv * inv);
+    [dx * s, dy * s, dz * s]
+}
+
 /// The accelerations of bodies `i0 .. i0 + 8`, one per lane: the same
 /// operations as [`interaction`], summed over all bodies `j` in
 /// increasing order.
@@ -341,18 +409,12 @@ fn accelerations_x8(body: [&[f32]; 4], i0: usize) -> [f32x8; 3] {
     let [x, y, z, m] = body;
     let lanes = |v: &[f32]| f32x8::new(v[i0..i0 + LANES].try_into().unwrap());
     let (xi, yi, zi) = (lanes(x), lanes(y), lanes(z));
-    let softening_squared = f32x8::splat(SOFTENING_SQUARED);
     let mut sum = [f32x8::ZERO; 3];
     for (((&xj, &yj), &zj), &mj) in x.iter().zip(y).zip(z).zip(m) {
-        let dx = f32x8::splat(xj) - xi;
-        let dy = f32x8::splat(yj) - yi;
-        let dz = f32x8::splat(zj) - zi;
-        let d2 = fused(dx, dx, fused(dy, dy, fused(dz, dz, softening_squared)));
-        let inv = f32x8::ONE / d2.sqrt();
-        let s = f32x8::splat(mj) * (inv * inv * inv);
-        sum[0] += dx * s;
-        sum[1] += dy * s;
-        sum[2] += dz * s;
+        let [dx, dy, dz] = interaction_x8([xi, yi, zi], [xj, yj, zj, mj].map(f32x8::splat));
+        sum[0] += dx;
+        sum[1] += dy;
+        sum[2] += dz;
     }
     sum
 }
@@ -493,6 +555,21 @@ impl Kernel for NBody {
         for v in &mut self.output {
             v.fill(f32::NAN);
         }
+    }
+
+    fn run_twin(&mut self, variant: usize) -> bool {
+        if variant != 0 {
+            return false;
+        }
+        let body = [
+            &self.body[0][..],
+            &self.body[1],
+            &self.body[2],
+            &self.body[3],
+        ];
+        let [ax, ay, az] = &mut self.output;
+        nbody_tiled_by_hand(body, [ax, ay, az]);
+        true
     }
 
     fn check(&self) -> Result<(), String> {
