@@ -258,25 +258,20 @@ fn ids_constants(group: WorkGroup<3>, mut out: ItemsWindow<'_, usize, 3>) {
 
 #[test]
 fn constant_extents_are_required_like_literals() {
-    for (groups, size) in [(3, 16), (2, 64)] {
+    /// `ids_generic::<W>` on `groups` groups of `size` items.
+    fn launch<const W: usize>(groups: usize, size: usize) -> (Result<(), LaunchError>, Vec<usize>) {
         let mut out = vec![0; groups * size];
-        let ran = match size {
-            16 => Queue::new().parallel_with(groups, 16, ItemsMut::new(&mut out), |g, o| {
-                ids_generic::<16>(g, o)
-            }),
-            _ => Queue::new().parallel_with(groups, 64, ItemsMut::new(&mut out), |g, o| {
-                ids_generic::<64>(g, o)
-            }),
-        };
-        ran.unwrap();
-        assert_eq!(out, expected(groups * size));
+        let ran = Queue::new().parallel_with(groups, size, ItemsMut::new(&mut out), |g, o| {
+            ids_generic::<W>(g, o)
+        });
+        (ran, out)
     }
-    let mut out = vec![0; 48];
-    let error = Queue::new()
-        .parallel_with(3, 16, ItemsMut::new(&mut out), |g, o| {
-            ids_generic::<WIDTH>(g, o)
-        })
-        .unwrap_err();
+    for (ran, out) in [launch::<16>(3, 16), launch::<64>(2, 64)] {
+        ran.unwrap();
+        assert_eq!(out, expected(out.len()));
+    }
+    let (ran, out) = launch::<WIDTH>(3, 16);
+    let error = ran.unwrap_err();
     assert_eq!(
         error,
         LaunchError::GroupSize {

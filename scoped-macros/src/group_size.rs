@@ -146,10 +146,13 @@ pub(crate) fn constant_checks(size: &GroupSize) -> Option<syn::Stmt> {
         .iter()
         .filter_map(|extent| match extent {
             Extent::Literal(_) => None,
-            Extent::Constant(expr) => Some(quote_spanned! {expr.span()=>
-                let extent: usize = #expr;
-                ::scoped::__private::group_size_extent(extent);
-            }),
+            Extent::Constant(expr) => {
+                let extent = typed(expr);
+                Some(quote_spanned! {expr.span()=>
+                    #extent
+                    ::scoped::__private::group_size_extent(extent);
+                })
+            }
         })
         .collect();
     if checks.is_empty() {
@@ -167,14 +170,18 @@ impl Extent {
     fn lower(&self) -> TokenStream {
         match self {
             Extent::Literal(n) => quote!(#n),
-            Extent::Constant(expr) => quote_spanned! {expr.span()=>
-                const {
-                    let extent: usize = #expr;
-                    extent
-                }
-            },
+            Extent::Constant(expr) => {
+                let extent = typed(expr);
+                quote_spanned! {expr.span()=> const { #extent extent } }
+            }
         }
     }
+}
+
+/// `let extent: usize = EXPR;` at the expression: both uses give a type
+/// error the same words at the same place, which rustc reports once.
+fn typed(expr: &Expr) -> TokenStream {
+    quote_spanned! {expr.span()=> let extent: usize = #expr; }
 }
 
 /// `D` of the kernel's `WorkGroup<D>` or `WorkGroup<D, S>` parameter, if

@@ -350,7 +350,8 @@ fn nbody_peer(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
 fn nbody_tiled_by_hand(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
     let [ax, ay, az] = acc;
     let n = body[0].len();
-    assert!(n.is_multiple_of(TILE) && BLOCK.is_multiple_of(LANES));
+    const { assert!(BLOCK.is_multiple_of(LANES)) };
+    assert!(n.is_multiple_of(TILE));
     ax.par_chunks_mut(BLOCK)
         .zip(ay.par_chunks_mut(BLOCK))
         .zip(az.par_chunks_mut(BLOCK))
@@ -511,6 +512,15 @@ impl NBody {
     }
 }
 
+impl NBody {
+    /// Runs `by_hand` (the peer or a twin) on the bodies and outputs.
+    fn run_by_hand(&mut self, by_hand: fn([&[f32]; 4], [&mut [f32]; 3])) {
+        let [x, y, z, m] = &self.body;
+        let [ax, ay, az] = &mut self.output;
+        by_hand([x, y, z, m], [ax, ay, az]);
+    }
+}
+
 impl Kernel for NBody {
     fn name(&self) -> &'static str {
         NAME
@@ -541,14 +551,7 @@ impl Kernel for NBody {
     }
 
     fn run_peer(&mut self) {
-        let body = [
-            &self.body[0][..],
-            &self.body[1],
-            &self.body[2],
-            &self.body[3],
-        ];
-        let [ax, ay, az] = &mut self.output;
-        nbody_peer(body, [ax, ay, az]);
+        self.run_by_hand(nbody_peer);
     }
 
     fn clear(&mut self) {
@@ -561,14 +564,7 @@ impl Kernel for NBody {
         if variant != 0 {
             return false;
         }
-        let body = [
-            &self.body[0][..],
-            &self.body[1],
-            &self.body[2],
-            &self.body[3],
-        ];
-        let [ax, ay, az] = &mut self.output;
-        nbody_tiled_by_hand(body, [ax, ay, az]);
+        self.run_by_hand(nbody_tiled_by_hand);
         true
     }
 
