@@ -60,7 +60,10 @@ impl WindowBound {
     /// Whether the windows at `start + t * step` (wrapping) all lie
     /// inside, for every `t` below `steps`: the starts less `origin` run
     /// from the first to the last in a straight line, so both ends lying
-    /// in `0..limit` puts every start there.
+    /// in `0..limit` puts every start there. Always inlined, as every
+    /// helper the lowering calls: out of line, each item loop with a plan
+    /// called it (after a `vzeroupper`) in the level's copy.
+    #[inline(always)]
     pub(crate) fn fits_all(self, start: usize, step: usize, steps: usize) -> bool {
         let Some(last) = steps.checked_sub(1) else {
             return true;
