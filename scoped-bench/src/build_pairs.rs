@@ -2,9 +2,12 @@
 //! best level, or run at the level they are held at) against `scoped`
 //! built for the native CPU or for that level. Two builds are two
 //! processes, so they cannot run back to back in one: the runner
-//! alternates a child of each, several times, and pairs them.
+//! alternates a child of each, several times, and pairs them, every
+//! child's large arrays in the same physical memory where the system has
+//! files of shared memory (`shared_pages.rs`).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use scoped::Isa;
@@ -12,6 +15,7 @@ use scoped::Isa;
 use crate::builds::run_child;
 use crate::measure::{median, median_ratio};
 use crate::results::{BuildPairs, Row};
+use crate::shared_pages::{Pages, SHM_DIR};
 
 /// `pairs` pairs of children of the two builds, each held at its level
 /// if one is given (else dispatching), one after the other, the first
@@ -22,6 +26,28 @@ pub(crate) fn run_pairs(
     pairs: usize,
     runs: usize,
     args: &[String],
+) -> Result<BuildPairs, String> {
+    // One set of files for every child of these pairs, removed after.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let prefix = Path::new(SHM_DIR).is_dir().then(|| {
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
+        format!("{SHM_DIR}/scoped-bench-{}-{call}", std::process::id())
+    });
+    let pairs_run = run_pairs_sharing(first, second, pairs, runs, args, prefix.as_deref());
+    if let Some(prefix) = &prefix {
+        Pages::remove_files(prefix);
+    }
+    pairs_run
+}
+
+/// [`run_pairs`], the children's large arrays in the files `prefix` names.
+fn run_pairs_sharing(
+    first: (&Path, Option<Isa>),
+    second: (&Path, Option<Isa>),
+    pairs: usize,
+    runs: usize,
+    args: &[String],
+    prefix: Option<&str>,
 ) -> Result<BuildPairs, String> {
     // `scoped` against `scoped`: the peers run apart from the kernels
     // (see `Measurement::round_peers_apart`).
@@ -46,7 +72,7 @@ pub(crate) fn run_pairs(
         let (mut a, mut b) = (None, None);
         for is_first in order {
             let (exe, isa) = if is_first { first } else { second };
-            let child = run_child(exe, isa, &args)?;
+            let child = run_child(exe, isa, &args, prefix)?;
             if is_first {
                 builds.0 = Some(child.build);
                 a = Some(child.rows);
@@ -62,6 +88,7 @@ pub(crate) fn run_pairs(
         other: builds.1.expect("a child of the second build ran"),
         pairs,
         runs,
+        shared_pages: prefix.is_some(),
         rows: compare(&runs_of),
     })
 }

@@ -11,6 +11,7 @@ use scoped::Isa;
 
 use crate::child::{self, ChildRun};
 use crate::levels::normalized;
+use crate::shared_pages;
 
 /// The executables built so far, by their normalized flags.
 #[derive(Default)]
@@ -89,18 +90,28 @@ fn build(name: &str, rustflags: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs `exe` as a child with `args`, at `isa` (`SCOPED_ISA`) or, for
-/// `None`, at the level dispatch picks, and reads its rows. Its progress
-/// goes to this process's standard error.
-pub(crate) fn run_child(exe: &Path, isa: Option<Isa>, args: &[String]) -> Result<ChildRun, String> {
+/// `None`, at the level dispatch picks, its large arrays mapped from the
+/// files `shared_pages` names if given (`shared_pages.rs`), and reads its
+/// rows. Its progress goes to this process's standard error.
+pub(crate) fn run_child(
+    exe: &Path,
+    isa: Option<Isa>,
+    args: &[String],
+    shared_pages: Option<&str>,
+) -> Result<ChildRun, String> {
     let mut command = Command::new(exe);
     command
         .arg("--child")
         .args(args)
         .env_remove(scoped::ISA_ENV)
+        .env_remove(shared_pages::ENV)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit());
     if let Some(isa) = isa {
         command.env(scoped::ISA_ENV, isa.name());
+    }
+    if let Some(prefix) = shared_pages {
+        command.env(shared_pages::ENV, prefix);
     }
     let output = command
         .output()

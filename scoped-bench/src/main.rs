@@ -44,6 +44,7 @@ mod options;
 mod order;
 mod probe;
 mod results;
+mod shared_pages;
 mod sizes;
 mod units;
 
@@ -60,6 +61,11 @@ use order::balanced_order;
 use results::{Level, Report, Row};
 use scoped::{Isa, Queue};
 use units::ms;
+
+/// Large arrays from files of shared memory in the children of build
+/// pairs (`shared_pages`), from the system otherwise.
+#[global_allocator]
+static ALLOCATOR: shared_pages::SharedPages = shared_pages::SharedPages;
 
 /// Pairs of children of the default and the native build.
 const NATIVE_PAIRS: usize = 5;
@@ -95,6 +101,7 @@ fn main() -> ExitCode {
         };
     }
     if options.child {
+        shared_pages::enable_from_env();
         return match measure(&options) {
             Ok(rows) => {
                 print!("{}", child::format(&Build::own(), &rows));
@@ -149,7 +156,7 @@ fn run(options: &Options) -> Result<(), String> {
     let mut levels = Vec::new();
     for (isa, exe) in &level_exes {
         eprintln!("compare: level {isa}: {}", exe.display());
-        let child = run_child(exe, Some(*isa), &options.child_args(options.runs))?;
+        let child = run_child(exe, Some(*isa), &options.child_args(options.runs), None)?;
         levels.push(Level {
             isa: *isa,
             build: child.build,

@@ -333,15 +333,31 @@ fn native_section(s: &mut String, n: &BuildPairs) {
          compiled for the baseline, and seconds of scalar code right before a kernel slowed \
          the kernel up to 2×, in either build); default/native is the median over the pairs \
          of the ratio of the two children's median times, and peer default/native the same \
-         for the hand-written peer, which has no dispatch.\n",
+         for the hand-written peer, which has no dispatch. {}\n",
         n.default.flags(),
         n.default.isa,
         n.other.flags(),
         n.other.isa,
         n.pairs,
         n.runs,
+        placement(n),
     );
     pairs_table(s, n, "native");
+}
+
+/// Where the pairs' children had their arrays.
+fn placement(n: &BuildPairs) -> String {
+    if n.shared_pages {
+        format!(
+            "Every child's arrays of {} MiB or more were mappings of the same files of shared \
+             memory, so both builds ran on the same physical memory.",
+            crate::shared_pages::THRESHOLD >> 20
+        )
+    } else {
+        "No files of shared memory here: each child's arrays lay where the OS put them, which \
+         moves a memory-bound kernel's time between processes by up to 30%."
+            .to_string()
+    }
 }
 
 /// The default build held at a level below the CPU's best: what a crate
@@ -353,12 +369,13 @@ fn below_section(s: &mut String, n: &BuildPairs) {
          What a crate without flags gets on a CPU whose best level is {isa}: `scoped` built \
          with flags {} and held at level {isa} (`{}={isa}`) against a build with flags {}, \
          paired as above ({} pairs, {} rounds per child). The peer of the default build is \
-         compiled for the baseline, hence peer default/{isa}.\n",
+         compiled for the baseline, hence peer default/{isa}. {}\n",
         n.default.flags(),
         scoped::ISA_ENV,
         n.other.flags(),
         n.pairs,
         n.runs,
+        placement(n),
         isa = n.other.isa,
     );
     pairs_table(s, n, &n.other.isa);
@@ -482,6 +499,7 @@ mod tests {
                 other: build("-C target-cpu=x86-64-v3", "v3"),
                 pairs: 3,
                 runs: 3,
+                shared_pages: false,
                 rows: vec![PairRow {
                     kernel: "reduction",
                     variant: "flat",
@@ -497,6 +515,7 @@ mod tests {
                 other: build("-C target-cpu=native", "v3"),
                 pairs: 3,
                 runs: 3,
+                shared_pages: true,
                 rows: vec![PairRow {
                     kernel: "n-body",
                     variant: "private",
@@ -539,6 +558,8 @@ mod tests {
              `-C target-cpu=x86-64-v3`",
             "| kernel | variant | threads | default (ms) | v3 (ms) | default/v3 | peer default/v3 |",
             "| reduction | flat | 1 | 3.000 | 2.000 | 1.500 | 1.250 |",
+            "arrays of 1 MiB or more were mappings of the same files of shared memory",
+            "each child's arrays lay where the OS put them",
             "* date: 1970-01-01 00:00 UTC",
         ] {
             assert!(md.contains(wanted), "{wanted:?} not in:\n{md}");

@@ -98,6 +98,8 @@ pub(crate) struct BuildPairs {
     pub(crate) pairs: usize,
     /// Rounds each child ran.
     pub(crate) runs: usize,
+    /// Whether the children's large arrays were in shared pages.
+    pub(crate) shared_pages: bool,
     pub(crate) rows: Vec<PairRow>,
 }
 
