@@ -10,7 +10,10 @@
 //! differences the pairs are there to measure.
 //!
 //! Every other allocation, and every one when the file cannot be mapped,
-//! goes to the system allocator.
+//! goes to the system allocator. The files outlive their mappings (the
+//! next child maps them again) until the runner removes them after the
+//! pairs, so a child's large allocations, freed or not, all take memory
+//! until then.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::CString;
@@ -172,20 +175,19 @@ impl Pages {
     }
 }
 
-/// Extends the file `fd` to at least `size` bytes (new bytes read as
-/// zero); whether it is that long.
+/// Makes the file `fd` at least `size` bytes long with every byte of
+/// them given memory (new bytes read as zero); whether that succeeded.
+/// Reserved up front, a file system out of space refuses here, and the
+/// allocation goes to the system, rather than stopping the child with a
+/// bus error at the first touch of a page it cannot have (a container's
+/// `/dev/shm` is often 64 MiB).
 fn grow_to(fd: libc::c_int, size: usize) -> bool {
-    // SAFETY: `stat` is plain data, written by `fstat` on success.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `fd` is open and `stat` a valid place to write.
-    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
-        return false;
-    }
     let Ok(size) = libc::off_t::try_from(size) else {
         return false;
     };
-    // SAFETY: `fd` is open for writing; extending only adds zeros.
-    stat.st_size >= size || unsafe { libc::ftruncate(fd, size) } == 0
+    // SAFETY: `fd` is open for writing; reserving only adds zeros past
+    // the end and leaves existing bytes as they are.
+    unsafe { libc::posix_fallocate(fd, 0, size) == 0 }
 }
 
 fn page_size() -> usize {
