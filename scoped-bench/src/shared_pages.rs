@@ -157,7 +157,7 @@ impl Pages {
         }
     }
 
-    /// Removes this prefix's files from `dir` (the prefix's directory).
+    /// Removes the files `<prefix>-<k>`, from the prefix's directory.
     pub(crate) fn remove_files(prefix: &str) {
         let path = Path::new(prefix);
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {

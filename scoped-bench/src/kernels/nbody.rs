@@ -320,24 +320,33 @@ fn nbody_private<const S: usize>(
 /// body `j` in turn. A block whose length is not a multiple of 8 ends
 /// with its last bodies one at a time, as the serial reference does.
 fn nbody_peer(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
+    acceleration_blocks(acc).for_each(|(first, mut acc)| {
+        let len = acc[0].len();
+        let vector_len = len - len % LANES;
+        for i in (0..vector_len).step_by(LANES) {
+            let sum = accelerations_x8(body, first + i);
+            for (a, sum) in acc.iter_mut().zip(sum) {
+                a[i..i + LANES].copy_from_slice(&sum.to_array());
+            }
+        }
+        let [ax, ay, az] = acc;
+        for i in vector_len..len {
+            [ax[i], ay[i], az[i]] = nbody_reference(body, first + i);
+        }
+    });
+}
+
+/// The three acceleration arrays in blocks of `BLOCK` bodies, each with
+/// the index of its first body: the peer's and the twin's tasks.
+fn acceleration_blocks(
+    acc: [&mut [f32]; 3],
+) -> impl IndexedParallelIterator<Item = (usize, [&mut [f32]; 3])> {
     let [ax, ay, az] = acc;
     ax.par_chunks_mut(BLOCK)
         .zip(ay.par_chunks_mut(BLOCK))
         .zip(az.par_chunks_mut(BLOCK))
         .enumerate()
-        .for_each(|(block, ((ax, ay), az))| {
-            let first = block * BLOCK;
-            let vector_len = ax.len() - ax.len() % LANES;
-            for i in (0..vector_len).step_by(LANES) {
-                let sum = accelerations_x8(body, first + i);
-                for (a, sum) in [&mut *ax, &mut *ay, &mut *az].into_iter().zip(sum) {
-                    a[i..i + LANES].copy_from_slice(&sum.to_array());
-                }
-            }
-            for i in vector_len..ax.len() {
-                [ax[i], ay[i], az[i]] = nbody_reference(body, first + i);
-            }
-        });
+        .map(|(block, ((ax, ay), az))| (block * BLOCK, [ax, ay, az]))
 }
 
 /// Twin of the items variant: the GPU Gems 3 tiling by hand. For each
@@ -348,45 +357,39 @@ fn nbody_peer(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
 /// blocks of whole lanes and whole tiles, as the kernel requires its
 /// group size.
 fn nbody_tiled_by_hand(body: [&[f32]; 4], acc: [&mut [f32]; 3]) {
-    let [ax, ay, az] = acc;
     let n = body[0].len();
     const { assert!(BLOCK.is_multiple_of(LANES)) };
     assert!(n.is_multiple_of(TILE));
-    ax.par_chunks_mut(BLOCK)
-        .zip(ay.par_chunks_mut(BLOCK))
-        .zip(az.par_chunks_mut(BLOCK))
-        .enumerate()
-        .for_each(|(block, ((ax, ay), az))| {
-            let first = block * BLOCK;
-            let mut sums = [[f32x8::ZERO; 3]; BLOCK / LANES];
-            let mut tile: BodyTile = [[0.0; TILE]; 4];
-            for j0 in (0..n).step_by(TILE) {
-                for (t, source) in tile.iter_mut().zip(body) {
-                    t.copy_from_slice(&source[j0..j0 + TILE]);
-                }
-                let [tx, ty, tz, tm] = &tile;
-                for (k, sum) in sums.iter_mut().enumerate() {
-                    let i0 = first + k * LANES;
-                    let lanes = |v: &[f32]| f32x8::new(v[i0..i0 + LANES].try_into().unwrap());
-                    let (xi, yi, zi) = (lanes(body[0]), lanes(body[1]), lanes(body[2]));
-                    for j in 0..TILE {
-                        let [dx, dy, dz] = interaction_x8(
-                            [xi, yi, zi],
-                            [tx[j], ty[j], tz[j], tm[j]].map(f32x8::splat),
-                        );
-                        sum[0] += dx;
-                        sum[1] += dy;
-                        sum[2] += dz;
-                    }
+    acceleration_blocks(acc).for_each(|(first, mut acc)| {
+        let mut sums = [[f32x8::ZERO; 3]; BLOCK / LANES];
+        let mut tile: BodyTile = [[0.0; TILE]; 4];
+        for j0 in (0..n).step_by(TILE) {
+            for (t, source) in tile.iter_mut().zip(body) {
+                t.copy_from_slice(&source[j0..j0 + TILE]);
+            }
+            let [tx, ty, tz, tm] = &tile;
+            for (k, sum) in sums.iter_mut().enumerate() {
+                let i0 = first + k * LANES;
+                let lanes = |v: &[f32]| f32x8::new(v[i0..i0 + LANES].try_into().unwrap());
+                let (xi, yi, zi) = (lanes(body[0]), lanes(body[1]), lanes(body[2]));
+                for j in 0..TILE {
+                    let [dx, dy, dz] = interaction_x8(
+                        [xi, yi, zi],
+                        [tx[j], ty[j], tz[j], tm[j]].map(f32x8::splat),
+                    );
+                    sum[0] += dx;
+                    sum[1] += dy;
+                    sum[2] += dz;
                 }
             }
-            for (k, sum) in sums.iter().enumerate() {
-                let i = k * LANES;
-                for (a, sum) in [&mut *ax, &mut *ay, &mut *az].into_iter().zip(sum) {
-                    a[i..i + LANES].copy_from_slice(&sum.to_array());
-                }
+        }
+        for (k, sum) in sums.iter().enumerate() {
+            let i = k * LANES;
+            for (a, sum) in acc.iter_mut().zip(sum) {
+                a[i..i + LANES].copy_from_slice(&sum.to_array());
             }
-        });
+        }
+    });
 }
 
 /// [`interaction`] in 8 lanes: the contribution of bodies `j` (positions
