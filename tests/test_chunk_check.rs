@@ -315,3 +315,87 @@ fn generic_elements_are_read_from_windows_by_value_or_in_place() {
     run(&values(65));
     run(&(0..65).map(|i| format!("{i}")).collect::<Vec<_>>());
 }
+
+/// Tile loads in the kernel's loops, each step's reads `n` rows further
+/// (the shapes whose next step the lowering fetches ahead: a range with
+/// `let`s of the step, typed or not, a `step_by`, an inclusive range) and
+/// one it cannot follow (a cast in the step's `let`, a loop over a `u32`).
+#[kernel]
+fn stepped(
+    group: WorkGroup<2>,
+    a: &[i64],
+    (n, steps): (usize, usize),
+    mut out: ItemsWindow<'_, i64, 2>,
+) {
+    memory_environment!(group, require_private_mem::<i64>(), |sum| {
+        distribute_items!(group, |idx| sum[idx] = 0);
+        for step in 0..steps {
+            let k0 = step * ROWS;
+            let row: usize = k0 + 1;
+            distribute_items!(group, |idx| {
+                let (r, j) = (idx.local_id_dim(&group, 0), idx.global_id_dim(1));
+                sum[idx] += a[(row + r) * n + j];
+            });
+        }
+        for k0 in (0..steps).step_by(2) {
+            distribute_items!(group, |idx| sum[idx] +=
+                3 * a[k0 * n + idx.global_id_dim(1)]);
+        }
+        for step in 1..=steps {
+            let step = step - 1;
+            distribute_items!(group, |idx| sum[idx] +=
+                5 * a[step * n + idx.global_id_dim(1)]);
+        }
+        for t in 0..steps as u32 {
+            let k0 = t as usize * 2;
+            distribute_items!(group, |idx| sum[idx] +=
+                7 * a[k0 * n + idx.global_id_dim(1)]);
+        }
+        distribute_items!(group, |idx| out[idx] = sum[idx]);
+    });
+}
+
+/// `stepped` of an `rows`×`cols` launch, serially.
+fn stepped_reference(a: &[i64], n: usize, steps: usize, rows: usize, cols: usize) -> Vec<i64> {
+    let mut out = vec![0; rows * cols];
+    for i in 0..rows {
+        for j in 0..cols {
+            let r = i % ROWS;
+            let mut sum = 0;
+            for step in 0..steps {
+                sum += a[(step * ROWS + 1 + r) * n + j];
+            }
+            for k0 in (0..steps).step_by(2) {
+                sum += 3 * a[k0 * n + j];
+            }
+            for step in 0..steps {
+                sum += 5 * a[step * n + j] + 7 * a[step * 2 * n + j];
+            }
+            out[i * cols + j] = sum;
+        }
+    }
+    out
+}
+
+#[test]
+fn reads_in_steps_of_a_loop_give_the_slice_elements() {
+    // The last steps read the slice's last rows: the windows a step
+    // ahead of them lie past its end and are not fetched.
+    let (groups, n, steps) = ((2, 3), 3 * COLS, 5);
+    let (rows, cols) = (groups.0 * ROWS, groups.1 * COLS);
+    let a = values(n * (ROWS * steps + 1));
+    for threads in [1, 2] {
+        let mut out = vec![0; rows * cols];
+        Queue::with_threads(threads)
+            .unwrap()
+            .parallel_with(groups, (ROWS, COLS), ItemsMut::new(&mut out), |g, o| {
+                stepped(g, &a, (n, steps), o)
+            })
+            .unwrap();
+        assert_eq!(
+            out,
+            stepped_reference(&a, n, steps, rows, cols),
+            "{threads} threads"
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Parsing: the arguments of `distribute_items!` and friends into a typed
 //! [`Invocation`] that keeps the user's spans.
 
+use crate::lower::next_step::NextStep;
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -102,6 +103,10 @@ pub(crate) struct Invocation {
     /// `while`, `loop`), so that it runs more than once per group; set by
     /// the walker.
     pub(crate) in_loop: bool,
+    /// The next step of the innermost loop around the collective, where
+    /// it is a `for` loop of the shape [`NextStep`] follows; set by the
+    /// walker.
+    pub(crate) next_step: Option<NextStep>,
 }
 
 impl Invocation {
@@ -119,6 +124,7 @@ impl Invocation {
             errors: Vec::new(),
             required_size: self.required_size,
             in_loop: self.in_loop,
+            next_step: self.next_step.clone(),
         }
     }
 }
@@ -223,6 +229,7 @@ pub(crate) fn invocation(
         errors,
         required_size: false,
         in_loop: false,
+        next_step: None,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::check::{
     self, calls, flow, BindingKind, Cause, Context, Divergence, Form, Site, Storage, Write,
 };
 use crate::lower;
+use crate::lower::next_step::NextStep;
 use crate::parse::Collective;
 use crate::parse::{self, Place};
 
@@ -33,8 +34,13 @@ pub(crate) struct Walker {
     /// Whether the function is a kernel with a required group size: its
     /// group parameter's range is a constant (`lower::interchange`).
     pub(crate) required_size: bool,
-    /// Loops (`for`, `while`, `loop`) around the expression being walked.
-    loops: usize,
+    /// Loops (`for`, `while`, `loop`) around the expression being walked,
+    /// innermost last, with the next step of each `for` loop of the shape
+    /// `lower::next_step` follows.
+    loops: Vec<Option<NextStep>>,
+    /// Whether the next block walked is the body of the innermost loop,
+    /// whose plain `let`s its next step records.
+    loop_body: bool,
 }
 
 impl Walker {
@@ -47,7 +53,8 @@ impl Walker {
             window_params: Vec::new(),
             item_window_params: Vec::new(),
             required_size: false,
-            loops: 0,
+            loops: Vec::new(),
+            loop_body: false,
         }
     }
 
@@ -150,7 +157,8 @@ impl Walker {
         if !lowerable {
             return Some(lower::placeholder());
         }
-        inv.in_loop = self.loops > 0;
+        inv.in_loop = !self.loops.is_empty();
+        inv.next_step = self.loops.last().cloned().flatten();
         // The kernel's own group, not a binding that shadows its name.
         inv.required_size = self.required_size
             && crate::check::group_ident(&inv.group)
@@ -316,7 +324,7 @@ impl Walker {
         self.diverging(d, |w| {
             w.scoped(|w| {
                 w.bind_condition(&e.cond);
-                w.in_loop(|w| w.visit_block_mut(&mut e.body));
+                w.in_loop(None, |w| w.visit_block_mut(&mut e.body));
             });
         });
     }
@@ -328,21 +336,25 @@ impl Walker {
             w.scoped(|w| {
                 let kind = w.ctx.local(Storage::Reference);
                 w.ctx.bind_pat(&e.pat, &kind, None);
-                w.in_loop(|w| w.visit_block_mut(&mut e.body));
+                let next_step = NextStep::of_for(e);
+                w.in_loop(next_step, |w| w.visit_block_mut(&mut e.body));
             });
         });
     }
 
     fn walk_loop(&mut self, e: &mut ExprLoop) {
         let d = self.loop_divergence(None, &e.body);
-        self.diverging(d, |w| w.in_loop(|w| w.visit_block_mut(&mut e.body)));
+        self.diverging(d, |w| w.in_loop(None, |w| w.visit_block_mut(&mut e.body)));
     }
 
-    /// Runs `f` on a loop's body.
-    fn in_loop(&mut self, f: impl FnOnce(&mut Self)) {
-        self.loops += 1;
+    /// Runs `f` on a loop's body, a loop with `next_step` if it is a
+    /// `for` loop of that shape.
+    fn in_loop(&mut self, next_step: Option<NextStep>, f: impl FnOnce(&mut Self)) {
+        self.loops.push(next_step);
+        self.loop_body = true;
         f(self);
-        self.loops -= 1;
+        self.loop_body = false;
+        self.loops.pop();
     }
 
     fn walk_closure(&mut self, e: &mut ExprClosure) {
@@ -427,13 +439,18 @@ impl Walker {
 
 impl VisitMut for Walker {
     fn visit_block_mut(&mut self, block: &mut Block) {
+        let loop_body = std::mem::take(&mut self.loop_body);
         self.scoped(|w| {
             for stmt in &mut block.stmts {
                 let exit = match w.ctx.divergence {
                     None => flow::after_stmt(stmt, &w.ctx),
                     Some(_) => None,
                 };
+                let written = (loop_body && matches!(stmt, Stmt::Local(_))).then(|| stmt.clone());
                 w.visit_stmt_mut(stmt);
+                if let (Some(written), Some(Some(step))) = (written, w.loops.last_mut()) {
+                    step.passed(&written);
+                }
                 if w.ctx.divergence.is_none() {
                     w.ctx.divergence = exit;
                 }

@@ -79,7 +79,8 @@ pub mod __private {
     pub use crate::isa::{body_level, run_kernel_body, run_once, BodyLevel, InLoop};
     pub use crate::lowering::chunk_check::{
         consecutive, distribute_items_chunk_checked, distribute_items_on_edge_chunk_checked,
-        index_term, prefetch_window, window, StageByRef, StageByValue, Staged, CHUNK_CHECK_LANES,
+        index_term, prefetch_window, window, Ahead, StageByRef, StageByValue, Staged,
+        CHUNK_CHECK_LANES,
     };
     pub use crate::lowering::const_checks::{group_shape, local_mem_size};
     pub use crate::lowering::distribute::{

@@ -27,8 +27,12 @@
 //!   group's rows of `C` ahead (run as a plain item loop, it made the
 //!   form 1.11–1.14× its peer at v3 and v4, 1 thread, against 1.02–1.08×;
 //!   2 threads 1.16 against 1.08–1.10, Intel Xeon). Its compute loop
-//!   takes the peer's time (`perf`); what remains is the tile loads, the
-//!   same copies as the peer's behind a check of both rows' windows.
+//!   takes the peer's time (`perf`). The tile loads are the peer's
+//!   copies behind a check of both rows' windows, and each row first
+//!   fetches its windows of the next step (`k0 + TILE`): `B`'s tile rows
+//!   lie 4 KiB apart, a page each, and waiting on them was half of the
+//!   form's time (1.00–1.02× → 0.86–0.90× its peer at 1 thread,
+//!   1.08–1.10× → 0.97–0.98× at 2, Intel Xeon, v3 and v4).
 //!
 //! The other two variants copy the tiles row by row with
 //! `async_work_group_copy`; their group size is required too, so item

@@ -177,23 +177,32 @@ fn lowered(
                 quote!(#window.0)
             }
         });
-    // Reads fetched one work group ahead, where the loop runs once per
-    // group: in a loop (a tile per step of `k`), the next group's windows
-    // would wait a whole group's run and leave the caches first.
-    let prefetch = if inv.in_loop {
-        quote!(|_| {})
-    } else {
-        let numbers = (0..read_slices.len()).map(syn::Index::from);
-        quote! {
-            #[inline(always)]
-            |#lanes| {
-                let #item = #lanes.item(0);
-                #(#[allow(unused_variables)] #lets)*
-                let #lane = [#(#indices),*];
-                #(::scoped::__private::prefetch_window::<#lanes_const, _>(#read_slices, #lane[#numbers]);)*
+    // Reads fetched one work group ahead where the collective runs once
+    // per group, one step ahead in a loop whose next step the indices
+    // follow (a tile per step of `k`: the next group's windows would wait
+    // a whole group's run and leave the caches first), else not at all.
+    let (ahead, replay) = match (inv.in_loop, &inv.next_step) {
+        (false, _) => (quote!(NextGroup), Some(quote!())),
+        (true, Some(step)) => (quote!(NextStep), step.replay(&reads.names)),
+        (true, None) => (quote!(NextStep), None),
+    };
+    let prefetch = match replay {
+        None => quote!(|_| {}),
+        Some(replay) => {
+            let numbers = (0..read_slices.len()).map(syn::Index::from);
+            quote! {
+                #[inline(always)]
+                |#lanes| {
+                    #replay
+                    let #item = #lanes.item(0);
+                    #(#[allow(unused_variables)] #lets)*
+                    let #lane = [#(#indices),*];
+                    #(::scoped::__private::prefetch_window::<#lanes_const, _>(#read_slices, #lane[#numbers]);)*
+                }
             }
         }
     };
+    let ahead = quote!(::scoped::__private::Ahead::#ahead);
     Some(quote_spanned! {span=>
         ::scoped::__private::#function::<#lanes_const, _, _, _>(
             &#group,
@@ -219,7 +228,7 @@ fn lowered(
                     #(#staged,)*
                 ))
             },
-            #prefetch,
+            (#ahead, #prefetch),
             #closure,
         )
     })
@@ -600,6 +609,35 @@ mod tests {
         assert!(!looped.contains("prefetch_window"), "{looped}");
         // The chunks and their windows are the same.
         assert_eq!(looped.matches(":: window ::").count(), 2, "{looped}");
+        assert!(looped.contains("Ahead :: NextStep"), "{looped}");
+        assert!(once.contains("Ahead :: NextGroup"), "{once}");
+    }
+
+    #[test]
+    fn reads_that_follow_a_loop_step_are_fetched_a_step_ahead() {
+        let closure = "|i| { let j = i.global_id_dim(1); o[i] = a[k * n + j] + b[j]; }";
+        let (mut inv, group) = crate::lower::distribute_items_on_g(closure);
+        let slices = [format_ident!("a"), format_ident!("b")];
+        inv.in_loop = true;
+        let Expr::ForLoop(head) = syn::parse_quote!(for step in 0..m {}) else {
+            unreachable!()
+        };
+        let mut step = crate::lower::next_step::NextStep::of_for(&head).unwrap();
+        step.passed(&syn::parse_quote!(let k = step * 16;));
+        inv.next_step = Some(step);
+        let out = distribute_items(&inv, &group, &slices).unwrap().to_string();
+        assert!(out.contains("Ahead :: NextStep"), "{out}");
+        // Both reads fetched, after the step's `let`s replayed one further.
+        assert_eq!(out.matches("prefetch_window").count(), 2, "{out}");
+        let replayed = out.find("let step : usize").expect("the step replayed");
+        assert!(out[replayed..].find("let k : usize") < out[replayed..].find("prefetch_window"));
+        // A loop the indices do not follow fetches nothing.
+        let Expr::ForLoop(other) = syn::parse_quote!(for t in 0..m {}) else {
+            unreachable!()
+        };
+        inv.next_step = crate::lower::next_step::NextStep::of_for(&other);
+        let out = distribute_items(&inv, &group, &slices).unwrap().to_string();
+        assert!(!out.contains("prefetch_window"), "{out}");
     }
 
     #[test]

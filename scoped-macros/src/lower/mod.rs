@@ -14,7 +14,8 @@
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it, its index reads checked ahead
 //!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
-//!   indices, checked a chunk at a time), [`row_store`] (a last store to
+//!   indices, checked a chunk at a time, fetched a step ahead in a loop by
+//!   [`next_step`]), [`row_store`] (a last store to
 //!   an output by item, a row of lanes at a time; an `if` on the ids
 //!   there taken once per row by [`row_branch`]), [`edges`] (statements for the
 //!   items on one edge, run on that edge alone) and [`grid_stride`]
@@ -46,6 +47,7 @@ pub(crate) mod item_syntax;
 pub(crate) mod lane_check;
 mod lane_window;
 mod memory;
+pub(crate) mod next_step;
 mod read_only;
 mod row_branch;
 mod row_store;

@@ -42,8 +42,21 @@ use crate::rules::{check_collective, ItemScope};
 /// items, and the items after a row's last full chunk, run one by one.
 pub const CHUNK_CHECK_LANES: usize = 16;
 
+/// Which run of a chunk's reads its prefetch asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ahead {
+    /// The same chunk's in the next work group, which the thread most
+    /// likely runs next: for a collective that runs once per group.
+    NextGroup,
+    /// The next step's of the loop around the collective: the prefetch
+    /// is handed the chunk itself and computes that step's indices.
+    NextStep,
+}
+
 /// Runs `f` once for every logical item of `group`, in increasing linear
-/// id, in chunks of `W` where they fill one (`distribute_items`). A chunk
+/// id, in chunks of `W` where they fill one (`distribute_items`). Each
+/// chunk first hands `prefetch` the lanes whose reads to fetch, as `ahead`
+/// says. A chunk
 /// for which `windows` returns `Some(w)` runs `f(item, Some((lane, &w)))`
 /// for each lane; any other runs `f(item, None)` after folding `check`
 /// over its items. Does not synchronise.
@@ -58,14 +71,14 @@ pub fn distribute_items_chunk_checked<
     group: &G,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    prefetch: impl Fn(&ItemLanes<W, D>),
+    (ahead, prefetch): (Ahead, impl Fn(&ItemLanes<W, D>)),
     mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
     let _scope = ItemScope::enter(group.__nesting());
     group.__for_each_item_chunk::<W>(
         #[inline(always)]
-        |chunk| run_chunk(chunk, &check, &windows, &prefetch, &mut f),
+        |chunk| run_chunk(chunk, &check, &windows, (ahead, &prefetch), &mut f),
     );
 }
 
@@ -87,7 +100,7 @@ pub fn distribute_items_on_edge_chunk_checked<
     value: Option<usize>,
     check: impl Fn(SItem<D>) -> bool,
     windows: impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    prefetch: impl Fn(&ItemLanes<W, D>),
+    (ahead, prefetch): (Ahead, impl Fn(&ItemLanes<W, D>)),
     mut f: impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     check_collective(group.__nesting(), "distribute_items!");
@@ -97,28 +110,32 @@ pub fn distribute_items_on_edge_chunk_checked<
         dimension,
         value,
         #[inline(always)]
-        |chunk| run_chunk(chunk, &check, &windows, &prefetch, &mut f),
+        |chunk| run_chunk(chunk, &check, &windows, (ahead, &prefetch), &mut f),
     );
 }
 
 /// The items of one chunk: windowed, else after the fold of `check`.
 /// First `prefetch` asks for the windows of the same chunk in the next
-/// work group, which the thread most likely runs next: a group's reads
-/// are many short rows (a GPU tile's), which the hardware prefetchers,
-/// stopping at each 4 KiB page and tracking few streams, leave to be
-/// fetched on demand.
+/// work group, or in the loop's next step: a group's reads are many short
+/// rows (a GPU tile's), which the hardware prefetchers, stopping at each
+/// 4 KiB page and tracking few streams, leave to be fetched on demand.
 #[inline(always)]
 fn run_chunk<const W: usize, const D: usize, Windows>(
     chunk: ItemChunk<W, D>,
     check: &impl Fn(SItem<D>) -> bool,
     windows: &impl Fn(&ItemLanes<W, D>) -> Option<Windows>,
-    prefetch: &impl Fn(&ItemLanes<W, D>),
+    (ahead, prefetch): (Ahead, &impl Fn(&ItemLanes<W, D>)),
     f: &mut impl FnMut(SItem<D>, Option<(usize, &Windows)>),
 ) {
     match chunk {
         ItemChunk::Chunk(lanes) => {
-            if let Some(next) = lanes.in_next_group() {
-                prefetch(&next);
+            match ahead {
+                Ahead::NextGroup => {
+                    if let Some(next) = lanes.in_next_group() {
+                        prefetch(&next);
+                    }
+                }
+                Ahead::NextStep => prefetch(&lanes),
             }
             if let Some(windows) = windows(&lanes) {
                 // A loop, not lanes written out: written out, lane 0's
