@@ -31,8 +31,8 @@
 //!   copies behind a check of both rows' windows, and each row first
 //!   fetches its windows of the next step (`k0 + TILE`): `B`'s tile rows
 //!   lie 4 KiB apart, a page each, and waiting on them was half of the
-//!   form's time (1.00–1.02× → 0.86–0.90× its peer at 1 thread,
-//!   1.08–1.10× → 0.97–0.98× at 2, Intel Xeon, v3 and v4).
+//!   form's time (0.96–1.02× → 0.85–0.90× its peer at 1 thread,
+//!   1.04–1.10× → 0.97–0.98× at 2, Intel Xeon, v3 and v4).
 //!
 //! The other two variants copy the tiles row by row with
 //! `async_work_group_copy`; their group size is required too, so item
