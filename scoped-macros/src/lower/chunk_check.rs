@@ -51,11 +51,11 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, Ident, Lit, Pat, Stmt};
+use syn::{Expr, Ident, Pat, Stmt};
 
 use super::group_slice::bound_names;
-use super::interchange::invariance::{is_wrapping_arithmetic, only_read, read_only_inner};
-use super::item_syntax::{peel, query};
+use super::interchange::invariance::only_read;
+use super::item_syntax::{peel, query, wrapping_usize, IndexLeaves};
 use crate::check::pat_ident;
 use crate::parse::{Collective, Invocation};
 
@@ -357,56 +357,49 @@ impl Reads<'_> {
     /// item; `None` if it is not of the shape above. Records the names from
     /// outside the body it reads in `outside`.
     fn index(&self, index: &Expr, outside: &mut Vec<Ident>) -> Option<(TokenStream, bool)> {
+        wrapping_usize(
+            index,
+            &mut ReadLeaves {
+                reads: self,
+                outside,
+            },
+        )
+    }
+}
+
+/// The names and item queries of a read's index.
+struct ReadLeaves<'r, 'a> {
+    reads: &'r Reads<'a>,
+    /// The names from outside the body the index reads.
+    outside: &'r mut Vec<Ident>,
+}
+
+impl IndexLeaves for ReadLeaves<'_, '_> {
+    fn leaf(&mut self, leaf: &Expr) -> Option<(TokenStream, bool)> {
         let mixed = Span::mixed_site();
-        // A receiver the walker reads through `Rule4ReadOnly`.
-        if let Some(inner) = read_only_inner(index) {
-            return self.index(inner, outside);
-        }
-        match index {
-            Expr::Paren(p) => self.index(&p.expr, outside),
-            Expr::Group(g) => self.index(&g.expr, outside),
-            Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
-                Some((quote!((#lit as usize)), false))
-            }
+        let reads = self.reads;
+        match leaf {
             Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
                 let name = path.path.get_ident()?;
-                let of_item = self.queries.contains(name);
-                if let Some((_, value)) = self.lets.iter().find(|(n, _)| n == name) {
+                let of_item = reads.queries.contains(name);
+                if let Some((_, value)) = reads.lets.iter().find(|(n, _)| n == name) {
                     if !of_item {
-                        return self.index(value, outside);
+                        return wrapping_usize(value, self);
                     }
                 }
                 if !of_item {
-                    if self.bound.contains(name) || name == self.item {
+                    if reads.bound.contains(name) || name == reads.item {
                         return None;
                     }
-                    outside.push(name.clone());
+                    self.outside.push(name.clone());
                 }
                 Some((
                     quote_spanned!(mixed=> ::scoped::__private::index_term(#name)),
                     of_item,
                 ))
             }
-            Expr::Binary(b) if b.attrs.is_empty() => {
-                let op = super::item_syntax::wrapping_method(&b.op)?;
-                let (left, l) = self.index(&b.left, outside)?;
-                let (right, r) = self.index(&b.right, outside)?;
-                Some((
-                    quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
-                    l || r,
-                ))
-            }
-            Expr::MethodCall(call) if is_wrapping_arithmetic(call) => {
-                let method = &call.method;
-                let (left, l) = self.index(&call.receiver, outside)?;
-                let (right, r) = self.index(&call.args[0], outside)?;
-                Some((
-                    quote_spanned!(mixed=> ::core::primitive::usize::#method(#left, #right)),
-                    l || r,
-                ))
-            }
             e => {
-                query(e, self.item)?;
+                query(e, reads.item)?;
                 Some((
                     quote_spanned!(mixed=> ::scoped::__private::index_term(#e)),
                     true,

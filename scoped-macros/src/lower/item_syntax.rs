@@ -6,6 +6,7 @@ use syn::visit_mut::VisitMut;
 use syn::{Expr, ExprMethodCall, Ident, Lit, Stmt};
 
 use super::group_slice::bound_names;
+use super::interchange::invariance::{is_wrapping_arithmetic, read_only_inner};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
 
@@ -98,6 +99,55 @@ pub(crate) fn rooted_in(expr: &Expr, names: &[Ident], places: bool) -> bool {
             rooted_in(&unary.expr, names, places)
         }
         _ => false,
+    }
+}
+
+/// The parts of an index that [`wrapping_usize`] does not take apart.
+pub(crate) trait IndexLeaves {
+    /// `leaf` as a `usize` expression, with whether it depends on the
+    /// item; `None` if the index cannot have it.
+    fn leaf(&mut self, leaf: &Expr) -> Option<(proc_macro2::TokenStream, bool)>;
+}
+
+/// `expr` in wrapping `usize` arithmetic, so that computing it cannot
+/// panic: `+`, `-`, `*` (and `wrapping_add`, `wrapping_sub`,
+/// `wrapping_mul`), parentheses, integer literals and values read through
+/// `Rule4ReadOnly`, every other part from `leaves`; with whether any
+/// leaf depends on the item. `None` if a part is of no such shape.
+pub(crate) fn wrapping_usize(
+    expr: &Expr,
+    leaves: &mut impl IndexLeaves,
+) -> Option<(proc_macro2::TokenStream, bool)> {
+    let mixed = proc_macro2::Span::mixed_site();
+    // A receiver the walker reads through `Rule4ReadOnly`.
+    if let Some(inner) = read_only_inner(expr) {
+        return wrapping_usize(inner, leaves);
+    }
+    match expr {
+        Expr::Paren(p) => wrapping_usize(&p.expr, leaves),
+        Expr::Group(g) => wrapping_usize(&g.expr, leaves),
+        Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
+            Some((quote::quote!((#lit as usize)), false))
+        }
+        Expr::Binary(b) if b.attrs.is_empty() => {
+            let op = wrapping_method(&b.op)?;
+            let (left, l) = wrapping_usize(&b.left, leaves)?;
+            let (right, r) = wrapping_usize(&b.right, leaves)?;
+            Some((
+                quote::quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)),
+                l || r,
+            ))
+        }
+        Expr::MethodCall(call) if is_wrapping_arithmetic(call) => {
+            let method = &call.method;
+            let (left, l) = wrapping_usize(&call.receiver, leaves)?;
+            let (right, r) = wrapping_usize(&call.args[0], leaves)?;
+            Some((
+                quote::quote_spanned!(mixed=> ::core::primitive::usize::#method(#left, #right)),
+                l || r,
+            ))
+        }
+        leaf => leaves.leaf(leaf),
     }
 }
 

@@ -24,11 +24,10 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::{Expr, ExprForLoop, Ident, Lit, Pat, Stmt};
+use syn::{Expr, ExprForLoop, Ident, Pat, Stmt};
 
-use super::interchange::invariance::is_wrapping_arithmetic;
-use super::item_syntax::wrapping_method;
-use crate::check::pat_ident;
+use super::item_syntax::{peel, wrapping_usize, IndexLeaves};
+use crate::check::{pat_ident, pat_names};
 
 /// The bindings that give a `for` loop's next step, in order: the loop
 /// variable's next value first, then the body's plain `let`s met so far.
@@ -91,7 +90,7 @@ impl NextStep {
             }
             _ => {
                 let mut hidden = Vec::new();
-                bound(&local.pat, &mut hidden);
+                pat_names(&local.pat, &mut hidden);
                 self.bindings.retain(|b| !hidden.contains(&b.name));
             }
         }
@@ -104,69 +103,48 @@ impl NextStep {
         // Backwards: a binding is needed where a later needed one (or a
         // read) names it before any other binding of its name.
         let mut needed: Vec<Ident> = used.to_vec();
-        let mut kept = Vec::new();
+        let mut lets = Vec::new();
         for binding in self.bindings.iter().rev() {
             if needed.contains(&binding.name) {
+                let (value, names) =
+                    wrapping(&binding.value).expect("recorded bindings have the shape");
                 needed.retain(|n| n != &binding.name);
-                names(&binding.value, &mut needed);
-                kept.push(binding);
+                needed.extend(names);
+                lets.push((binding, value));
             }
         }
-        if !kept.iter().any(|b| b.steps) {
+        if !lets.iter().any(|(b, _)| b.steps) {
             return None;
         }
-        let lets = kept.iter().rev().map(|b| {
+        let lets = lets.iter().rev().map(|(b, value)| {
             let name = &b.name;
-            let value = wrapping(&b.value).expect("recorded bindings have the shape");
             quote!(#[allow(unused_variables)] let #name: usize = #value;)
         });
         Some(quote!(#(#lets)*))
     }
 }
 
-/// `expr` in wrapping `usize` arithmetic, if it has the shape above.
-fn wrapping(expr: &Expr) -> Option<TokenStream> {
-    let mixed = Span::mixed_site();
-    match expr {
-        Expr::Paren(p) => wrapping(&p.expr),
-        Expr::Group(g) => wrapping(&g.expr),
-        Expr::Lit(lit) if matches!(lit.lit, Lit::Int(_)) && lit.attrs.is_empty() => {
-            Some(quote!((#lit as usize)))
+/// `expr` in wrapping `usize` arithmetic, with the names it reads, if it
+/// has the shape above.
+fn wrapping(expr: &Expr) -> Option<(TokenStream, Vec<Ident>)> {
+    /// Names, read as they are.
+    struct Names(Vec<Ident>);
+    impl IndexLeaves for Names {
+        fn leaf(&mut self, leaf: &Expr) -> Option<(TokenStream, bool)> {
+            let Expr::Path(path) = leaf else { return None };
+            let plain = path.qself.is_none() && path.attrs.is_empty();
+            let name = path.path.get_ident().filter(|_| plain)?;
+            self.0.push(name.clone());
+            let mixed = Span::mixed_site();
+            Some((
+                quote_spanned!(mixed=> ::scoped::__private::index_term(#name)),
+                false,
+            ))
         }
-        Expr::Path(path) if path.qself.is_none() && path.attrs.is_empty() => {
-            let name = path.path.get_ident()?;
-            Some(quote_spanned!(mixed=> ::scoped::__private::index_term(#name)))
-        }
-        Expr::Binary(b) if b.attrs.is_empty() => {
-            let op = wrapping_method(&b.op)?;
-            let (left, right) = (wrapping(&b.left)?, wrapping(&b.right)?);
-            Some(quote_spanned!(mixed=> ::core::primitive::usize::#op(#left, #right)))
-        }
-        Expr::MethodCall(call) if is_wrapping_arithmetic(call) => {
-            let method = &call.method;
-            let (left, right) = (wrapping(&call.receiver)?, wrapping(&call.args[0])?);
-            Some(quote_spanned!(mixed=> ::core::primitive::usize::#method(#left, #right)))
-        }
-        _ => None,
     }
-}
-
-/// The names `expr` (of the shape above) reads, added to `out`.
-fn names(expr: &Expr, out: &mut Vec<Ident>) {
-    match expr {
-        Expr::Paren(p) => names(&p.expr, out),
-        Expr::Group(g) => names(&g.expr, out),
-        Expr::Path(path) => out.extend(path.path.get_ident().cloned()),
-        Expr::Binary(b) => {
-            names(&b.left, out);
-            names(&b.right, out);
-        }
-        Expr::MethodCall(call) => {
-            names(&call.receiver, out);
-            call.args.iter().for_each(|a| names(a, out));
-        }
-        _ => {}
-    }
+    let mut names = Names(Vec::new());
+    let (tokens, _) = wrapping_usize(expr, &mut names)?;
+    Some((tokens, names.0))
 }
 
 /// The name `pat` binds, if it is a name alone (with a type or not),
@@ -176,27 +154,6 @@ fn plain_name(pat: &Pat) -> Option<Ident> {
         Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() => pat_ident(pat),
         Pat::Type(t) => plain_name(&t.pat),
         _ => None,
-    }
-}
-
-/// Every name `pat` binds, added to `out`.
-fn bound(pat: &Pat, out: &mut Vec<Ident>) {
-    struct Names<'a>(&'a mut Vec<Ident>);
-    impl<'ast> syn::visit::Visit<'ast> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.clone());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    syn::visit::Visit::visit_pat(&mut Names(out), pat);
-}
-
-/// `expr` without parentheses and invisible groups.
-fn peel(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => peel(&p.expr),
-        Expr::Group(g) => peel(&g.expr),
-        e => e,
     }
 }
 
