@@ -10,7 +10,8 @@
 //! * the shortcuts, each taken only where its result is what the plain
 //!   loop computes: [`fuse`] (a lone `distribute_items!` in
 //!   `distribute_groups!`), [`guard`] (an item loop behind a bound),
-//!   [`item_copy`] (a staging copy), [`group_slice`] (slice reads at
+//!   [`item_copy`] (a staging copy, and after it the body's other
+//!   statements where [`copy_rest`] allows), [`group_slice`] (slice reads at
 //!   the global id), [`interchange`] (a loop the same for every
 //!   item, run with the items inside it, its index reads checked ahead
 //!   by [`lane_check`] and taken through windows by [`lane_window`]), [`chunk_check`] (slice reads at computed
@@ -34,6 +35,7 @@
 mod chunk_check;
 mod closure;
 mod const_checks;
+mod copy_rest;
 mod edges;
 pub(crate) mod exclusive_atomic;
 mod fuse;
@@ -88,9 +90,12 @@ pub(crate) fn invocation(
             let before_rounds = guard::distribute_items(inv, group)
                 .or_else(|| edges::distribute_items(inv, group, generics, slices, windows, indexed))
                 .or_else(|| {
-                    item_copy::distribute_items(inv, group, || {
-                        item_loop(inv, group, slices, indexed)
-                    })
+                    item_copy::distribute_items(
+                        inv,
+                        group,
+                        || item_loop(inv, group, slices, indexed),
+                        |rest| invocation(rest, generics, slices, windows, indexed),
+                    )
                 })
                 .or_else(|| grid_stride::distribute_items(inv, group, slices));
             if before_rounds.is_none() {
