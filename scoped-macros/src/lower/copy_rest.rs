@@ -20,16 +20,15 @@
 //! rest must not bind the item, the root or the input again (nor hide the
 //! item in a macro's tokens, where a binding cannot be seen).
 
-use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::visit::{self, Visit};
 use syn::{Expr, ExprIndex, Ident, Stmt};
 
 use super::group_slice::bound_names;
-use super::item_syntax::{local_id, peel, query, LocalId};
+use super::item_syntax::{count_mentions, local_id, peel, query, LocalId};
 
 /// The staging copy's destination and source, as the rest must reach them.
-pub(crate) struct Copy<'a> {
+pub(crate) struct StagingCopy<'a> {
     /// The item.
     pub(crate) item: &'a Ident,
     /// The distributed group's name, if it is a plain name.
@@ -45,7 +44,7 @@ pub(crate) struct Copy<'a> {
 
 /// Whether `rest` may run for every item after the copy ran for every
 /// item, with the same results as item by item.
-pub(crate) fn may_follow(copy: &Copy<'_>, rest: &[Stmt]) -> bool {
+pub(crate) fn may_follow(copy: &StagingCopy<'_>, rest: &[Stmt]) -> bool {
     let Some(root) = root(copy.place) else {
         return false;
     };
@@ -58,7 +57,7 @@ pub(crate) fn may_follow(copy: &Copy<'_>, rest: &[Stmt]) -> bool {
         return false;
     }
     let place_tokens = copy.place.to_token_stream().to_string();
-    let roots_per_place = mentions(copy.place.to_token_stream(), &root);
+    let roots_per_place = count_mentions(copy.place.to_token_stream(), &root);
     let mut own = OwnAccesses {
         copy,
         place_tokens,
@@ -69,8 +68,8 @@ pub(crate) fn may_follow(copy: &Copy<'_>, rest: &[Stmt]) -> bool {
     own.visit_expr(&body);
     let tokens = body.to_token_stream();
     !own.hidden
-        && mentions(tokens.clone(), &root) == own.places * roots_per_place
-        && mentions(tokens, copy.input) == own.inputs
+        && count_mentions(tokens.clone(), &root) == own.places * roots_per_place
+        && count_mentions(tokens, copy.input) == own.inputs
 }
 
 /// The name a place starts from: `scratch` in `scratch`, `tile[0]`,
@@ -84,21 +83,9 @@ fn root(place: &Expr) -> Option<Ident> {
     }
 }
 
-/// How often `name` occurs in `tokens`, inside groups too.
-fn mentions(tokens: TokenStream, name: &Ident) -> usize {
-    tokens
-        .into_iter()
-        .map(|t| match t {
-            TokenTree::Ident(i) => usize::from(i == *name),
-            TokenTree::Group(g) => mentions(g.stream(), name),
-            _ => 0,
-        })
-        .sum()
-}
-
 /// Counts the accesses of the rest that reach the item's own elements.
 struct OwnAccesses<'c, 'a> {
-    copy: &'c Copy<'a>,
+    copy: &'c StagingCopy<'a>,
     /// The place's tokens, as text, to compare accesses with.
     place_tokens: String,
     /// Accesses `place[own local id]` (or `place[item]`).
@@ -136,7 +123,7 @@ impl<'ast> Visit<'ast> for OwnAccesses<'_, '_> {
     }
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        if mentions(mac.tokens.clone(), self.copy.item) > 0 {
+        if count_mentions(mac.tokens.clone(), self.copy.item) > 0 {
             self.hidden = true;
         }
     }

@@ -50,7 +50,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::{Expr, Ident, Stmt};
 
-use super::copy_rest::{self, Copy};
+use super::copy_rest::{self, StagingCopy};
 use super::item_syntax::{global_id_query, local_id, peel, query, GlobalId, LocalId};
 use crate::check::{group_ident, pat_ident};
 use crate::parse::{Collective, Invocation};
@@ -101,7 +101,7 @@ pub(crate) fn distribute_items(
         // The statements after the copy run as their own item loop once
         // the copy has run for every item, where that gives the same
         // results.
-        let copy = Copy {
+        let copy = StagingCopy {
             item: &item,
             group: group_ident(group),
             place: local,

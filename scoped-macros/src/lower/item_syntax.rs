@@ -272,3 +272,16 @@ pub(crate) fn visit_with_ids<V: VisitMut>(
         ids(visitor).note(stmt);
     }
 }
+
+/// How often `name` stands in `tokens`, at any depth (inside macros'
+/// tokens too, where the syntax tree does not reach).
+pub(crate) fn count_mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> usize {
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => usize::from(ident == *name),
+            proc_macro2::TokenTree::Group(group) => count_mentions(group.stream(), name),
+            _ => 0,
+        })
+        .sum()
+}

@@ -33,7 +33,7 @@
 //! their windows from it with no check; the rest (all of them, if the
 //! plan failed) run the steps above.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -42,7 +42,7 @@ use syn::{Block, Expr, Ident};
 
 use super::interchange::body::collect_idents;
 use super::interchange::invariance::{is_compound, only_read};
-use super::item_syntax::peel;
+use super::item_syntax::{count_mentions, peel};
 use super::lane_check::{LaneWindows, WindowCandidate};
 
 /// Most windows one step takes (`__private::with_windows_8`).
@@ -271,18 +271,6 @@ pub(super) fn windowed_body(body: &Block, windows: &LaneWindows) -> Block {
 
 fn window_name(n: usize) -> Ident {
     Ident::new(&format!("__scoped_window_{n}"), Span::mixed_site())
-}
-
-/// How often `name` stands in `tokens`, at any depth.
-fn count_mentions(tokens: TokenStream, name: &Ident) -> usize {
-    tokens
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Ident(ident) => usize::from(ident == *name),
-            TokenTree::Group(group) => count_mentions(group.stream(), name),
-            _ => 0,
-        })
-        .sum()
 }
 
 /// Whether `body` may make the shared slice `name` another one: assign
