@@ -151,29 +151,6 @@ impl<T> Index<usize> for ItemsRefWindow<'_, T, 1> {
     }
 }
 
-/// Bytes of the next group's elements [`prefetch_next_group`] asks for.
-const NEXT_GROUP_PREFETCH_BYTES: usize = 512;
-
-/// Asks the CPU to fetch the elements of the next work group of a
-/// one-dimensional launch, which follow `group`'s `size` elements in
-/// memory, where they fit in [`NEXT_GROUP_PREFETCH_BYTES`]. Such a
-/// group's reads are a burst of a few lines, which the hardware
-/// prefetchers did not run ahead of where the item loop is one run of
-/// loads (the spec's reduction, 128 `i32`: the flat form 1.07–1.13× its
-/// peer's time, a loop over the same memory, against 1.04–1.07× with the
-/// fetch; Intel Xeon, v3 and v4, 1 thread). Larger groups are streams the
-/// prefetchers follow (Black-Scholes' 1 KiB windows were 4% slower
-/// fetched). The count is a constant, so the fetch is a few instructions
-/// with no loop. Reads nothing; past the last group the addresses are
-/// outside the input, where a prefetch does nothing.
-#[inline(always)]
-fn prefetch_next_group<T>(group: *const T, size: usize) {
-    let room = NEXT_GROUP_PREFETCH_BYTES / std::mem::size_of::<T>().max(1);
-    if size <= room {
-        prefetch::elements(group.wrapping_add(size), room);
-    }
-}
-
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -221,7 +198,7 @@ impl<'a, T: Sync, const D: usize> LaunchArgs<D> for ItemsRef<'a, T, D> {
         // (`__check`), so the pointer stays inside `data`.
         let group = unsafe { self.data.as_ptr().add(shape.global_range.linearize(first)) };
         if D == 1 {
-            prefetch_next_group(group, shape.group_size.size());
+            prefetch::next_group(group, shape.group_size.size());
         }
         ItemsRefWindow {
             data: self.data,

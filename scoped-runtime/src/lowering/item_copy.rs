@@ -18,6 +18,7 @@ use std::cell::Cell;
 
 use crate::group::ScopedGroup;
 use crate::inputs::ItemsRefWindow;
+use crate::lowering::prefetch;
 use crate::memory::PrivateMem;
 use crate::memory_scope::MemoryScope;
 use crate::outputs::ItemsWindow;
@@ -116,7 +117,12 @@ impl<T> GroupItems for ItemsWindow<'_, T, 1> {
     type Elem = T;
     #[inline(always)]
     fn group_items(&self) -> (&[T], usize) {
-        (self.as_slice(), self.first()[0])
+        let items = self.as_slice();
+        // Read here as an input (a read-write buffer, as in the spec's
+        // reduction): fetch the next group's elements, as `ItemsRef`'s
+        // windows do when they are made.
+        prefetch::next_group(items.as_ptr(), items.len());
+        (items, self.first()[0])
     }
 }
 
