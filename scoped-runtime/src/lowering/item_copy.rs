@@ -166,6 +166,7 @@ where
             return false;
         }
         check_collective(group.__nesting(), "distribute_items!");
+        prefetch::touch_lines(items);
         local[..count].copy_from_slice(items);
         true
     }
