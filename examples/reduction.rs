@@ -103,7 +103,10 @@ fn main() -> ExitCode {
     let mut data = original.clone();
     let mut by_hand = original.clone();
     let (mut times, mut rayon_times) = (Vec::new(), Vec::new());
-    for run in 0..=options.runs {
+    // Each run copies the input in and times one launch. The kernel and
+    // the hand-written sums take turns going first, so that neither always
+    // follows the other's memory traffic.
+    let mut run_kernel = || {
         data.copy_from_slice(&original);
         let start = Instant::now();
         let launched = pool.install(|| {
@@ -114,13 +117,11 @@ fn main() -> ExitCode {
                 |group, window| reduce(group, window),
             )
         });
-        let elapsed = start.elapsed();
-        if let Err(e) = launched {
-            eprintln!("reduction: {e}");
-            return ExitCode::FAILURE;
-        }
-        // The same sums by hand, each group's written over its first
-        // element, as the kernel does.
+        launched.map(|()| start.elapsed())
+    };
+    // The same sums by hand, each group's written over its first element,
+    // as the kernel does.
+    let mut run_rayon = || {
         by_hand.copy_from_slice(&original);
         let start = Instant::now();
         pool.install(|| {
@@ -128,7 +129,23 @@ fn main() -> ExitCode {
                 .par_chunks_mut(GROUP_SIZE)
                 .for_each(|chunk| chunk[0] = chunk.iter().sum())
         });
-        let rayon_elapsed = start.elapsed();
+        start.elapsed()
+    };
+    for run in 0..=options.runs {
+        let (launched, rayon_elapsed) = if run % 2 == 0 {
+            let launched = run_kernel();
+            (launched, run_rayon())
+        } else {
+            let rayon_elapsed = run_rayon();
+            (run_kernel(), rayon_elapsed)
+        };
+        let elapsed = match launched {
+            Ok(elapsed) => elapsed,
+            Err(e) => {
+                eprintln!("reduction: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         if run > 0 {
             // Run 0 is the warm-up.
             times.push(elapsed);
