@@ -22,10 +22,10 @@
 
 use quote::ToTokens;
 use syn::visit::{self, Visit};
-use syn::{Expr, ExprIndex, Ident, Stmt};
+use syn::{Expr, ExprIndex, Ident};
 
 use super::group_slice::bound_names;
-use super::item_syntax::{count_mentions, local_id, peel, query, LocalId};
+use super::item_syntax::{count_mentions, is_name, local_id, peel, query, LocalId};
 
 /// The staging copy's destination and source, as the rest must reach them.
 pub(crate) struct StagingCopy<'a> {
@@ -42,14 +42,14 @@ pub(crate) struct StagingCopy<'a> {
     pub(crate) input: &'a Ident,
 }
 
-/// Whether `rest` may run for every item after the copy ran for every
-/// item, with the same results as item by item.
-pub(crate) fn may_follow(copy: &StagingCopy<'_>, rest: &[Stmt]) -> bool {
+/// Whether `body`, the statements after the copy as a block, may run for
+/// every item after the copy ran for every item, with the same results
+/// as item by item.
+pub(crate) fn may_follow(copy: &StagingCopy<'_>, body: &Expr) -> bool {
     let Some(root) = root(copy.place) else {
         return false;
     };
-    let body: Expr = syn::parse_quote!({ #(#rest)* });
-    let bound = bound_names(&body);
+    let bound = bound_names(body);
     if [copy.item, &root, copy.input]
         .iter()
         .any(|n| bound.contains(n))
@@ -65,7 +65,7 @@ pub(crate) fn may_follow(copy: &StagingCopy<'_>, rest: &[Stmt]) -> bool {
         inputs: 0,
         hidden: false,
     };
-    own.visit_expr(&body);
+    own.visit_expr(body);
     let tokens = body.to_token_stream();
     !own.hidden
         && count_mentions(tokens.clone(), &root) == own.places * roots_per_place
@@ -129,9 +129,4 @@ impl<'ast> Visit<'ast> for OwnAccesses<'_, '_> {
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-/// Whether `expr` is the plain name `name`.
-fn is_name(expr: &Expr, name: &Ident) -> bool {
-    matches!(peel(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
 }

@@ -63,7 +63,7 @@ use super::interchange::body::{collect_idents, lane_body, mentions, Deref};
 use super::interchange::invariance::{is_arithmetic, is_compound, only_read, read_only_inner};
 use super::interchange::plain_item_block;
 use super::interchange::prefix::{borrows, prefix_bindings};
-use super::item_syntax::{peel, query, rooted_in};
+use super::item_syntax::{is_name, peel, query, rooted_in};
 use crate::parse::Invocation;
 
 /// The grid-stride lowering of `inv`, if it has the shape described above.
@@ -403,10 +403,6 @@ pub(super) fn match_for(stmt: &Stmt) -> Option<Parts<'_>> {
         is_while: false,
         len: 1,
     })
-}
-
-fn is_name(expr: &Expr, name: &Ident) -> bool {
-    matches!(peel(expr), Expr::Path(p) if p.path.is_ident(name))
 }
 
 /// The `let NAME = VALUE;` of `prefix` whose name is bound once there, not

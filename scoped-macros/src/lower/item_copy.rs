@@ -108,11 +108,12 @@ pub(crate) fn distribute_items(
             by_item,
             input,
         };
-        if !copy_rest::may_follow(&copy, rest) {
+        let rest: Expr = syn::parse_quote!({ #(#rest)* });
+        if !copy_rest::may_follow(&copy, &rest) {
             return None;
         }
         let mut closure = inv.closure.clone();
-        closure.body = Box::new(syn::parse_quote!({ #(#rest)* }));
+        closure.body = Box::new(rest);
         let after_copy = lower_rest(&inv.with_closure(closure, false));
         let item_loop = item_loop();
         quote_spanned! {span=> if #copied { #after_copy } else { #item_loop } }

@@ -285,3 +285,8 @@ pub(crate) fn count_mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> 
         })
         .sum()
 }
+
+/// Whether `expr` is the plain name `name` (through parentheses).
+pub(crate) fn is_name(expr: &Expr, name: &Ident) -> bool {
+    matches!(peel(expr), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(name))
+}
