@@ -6,7 +6,9 @@
 //! Results are bit-identical at every level, floats included: Rust never
 //! fuses `a * b + c` by itself, `mul_add` is fused at every level (libm's
 //! `fmaf` at the baseline, `vfmadd` at v3 and v4), and the group
-//! algorithms' `wide` lanes are fixed when the crate is compiled.
+//! algorithms' float lanes (`wide`) are fixed when the crate is compiled.
+//! Integer reductions are loops vectorised at each level, exact in any
+//! order.
 
 use std::process::Command;
 
@@ -67,6 +69,95 @@ fn integer_reference(input: &[u32]) -> Vec<[u32; 5]> {
         }
     }
     out
+}
+
+/// Reductions of `REDUCED` values per group.
+const REDUCED: usize = 8;
+
+/// Integer reductions of every width, whose folds are plain loops the
+/// compiler vectorises at the level the kernel runs at (128- to 512-bit
+/// lanes): per group, in the order of `integer_widths_reference`.
+#[kernel]
+fn integer_widths(group: WorkGroup<1>, input: &[u32], mut out: ChunkWindow<'_, u64>) {
+    memory_environment!(
+        group,
+        require_private_mem::<i8>(),
+        require_private_mem::<u16>(),
+        require_private_mem::<i32>(),
+        require_private_mem::<i64>(),
+        require_private_mem::<u64>(),
+        |a, b, c, d, e| {
+            distribute_items!(group, |idx| {
+                let h = mix(input[idx.global_linear_id()]);
+                a[idx] = h as i8;
+                b[idx] = (h >> 8) as u16 | 1;
+                c[idx] = h as i32;
+                d[idx] = (h as i64).wrapping_mul(0x1_0000_0003) - (1 << 40);
+                e[idx] = ((h as u64) << 29) ^ u64::from(h);
+            });
+            let sums = [
+                reduce_over_group(group, a, plus()) as u64,
+                reduce_over_group(group, a, maximum()) as u64,
+                reduce_over_group(group, b, multiplies()) as u64,
+                reduce_over_group(group, c, minimum()) as u64,
+                reduce_over_group(group, d, minimum()) as u64,
+                reduce_over_group(group, d, plus()) as u64,
+                reduce_over_group(group, e, maximum()),
+                reduce_over_group(group, e, bit_or()),
+            ];
+            single_item!(group, || out.as_mut_slice().copy_from_slice(&sums));
+        }
+    );
+}
+
+fn integer_widths_reference(input: &[u32], group_size: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for group in input.chunks(group_size) {
+        let h: Vec<u32> = group.iter().map(|&x| mix(x)).collect();
+        let a = h.iter().map(|&h| h as i8);
+        let d = h
+            .iter()
+            .map(|&h| (h as i64).wrapping_mul(0x1_0000_0003) - (1 << 40));
+        let e = h.iter().map(|&h| ((h as u64) << 29) ^ u64::from(h));
+        out.extend([
+            a.clone().fold(0i8, i8::wrapping_add) as u64,
+            a.max().unwrap() as u64,
+            h.iter()
+                .map(|&h| (h >> 8) as u16 | 1)
+                .fold(1u16, u16::wrapping_mul) as u64,
+            h.iter().map(|&h| h as i32).min().unwrap() as u64,
+            d.clone().min().unwrap() as u64,
+            d.fold(0i64, i64::wrapping_add) as u64,
+            e.clone().max().unwrap(),
+            e.fold(0, |x, y| x | y),
+        ]);
+    }
+    out
+}
+
+#[test]
+fn integer_reductions_of_every_width_are_exact_at_every_level() {
+    let (ints, _) = inputs();
+    // Group sizes with and without a remainder past whole vectors.
+    for group_size in [GROUP, 100, 7] {
+        let groups = ints.len() / group_size;
+        let input = &ints[..groups * group_size];
+        let expected = integer_widths_reference(input, group_size);
+        for isa in supported() {
+            let mut out = vec![0u64; groups * REDUCED];
+            Queue::new()
+                .with_isa(isa)
+                .unwrap()
+                .parallel_with(
+                    groups,
+                    group_size,
+                    ChunksMut::new(&mut out, REDUCED),
+                    |g, w| integer_widths(g, input, w),
+                )
+                .unwrap();
+            assert_eq!(out, expected, "level {isa}, groups of {group_size}");
+        }
+    }
 }
 
 /// The n-body interaction of body `i` with every body, written with

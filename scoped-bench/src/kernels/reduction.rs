@@ -12,10 +12,11 @@
 //! * `scoped`, `reduce_over_group`: the items load their elements into
 //!   private memory and the group algorithm sums them. With a stated
 //!   group size the optimiser removes the staging altogether (no
-//!   zero-fill, no copy: the fold reads the input), and the group
-//!   algorithm's SIMD fold keeps four vector accumulators, as the flat
-//!   loop does, reading the group's lines in order. Its twin stages by
-//!   hand in a `[i32; 128]` and sums with `iter().sum()`.
+//!   zero-fill, no copy: the fold reads the input). On integers the
+//!   group algorithm's fold is a plain loop, vectorised at the level the
+//!   kernel runs at, after the staging copy's in-order touch of the
+//!   group's lines. Its twin stages by hand in a `[i32; 128]` and sums
+//!   with `iter().sum()`.
 //! * `scoped`, sub-groups: the flat kernel's body, handed to the SIMD-wide
 //!   sub-groups (`distribute_groups!` around the `distribute_items!`), as
 //!   in the triad's and n-body's sub-group variants. Each sub-group's

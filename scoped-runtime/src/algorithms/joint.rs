@@ -19,11 +19,12 @@ use super::simd;
 /// last, binary_op)`): `identity op data[0] op … op data[n-1]`, the
 /// operator's identity for an empty slice (see [`GroupOperator`]).
 ///
-/// Built-in operators on `f32`, `f64` and integer types run on `wide` SIMD
-/// lanes. **Floating point**: the combination order is not guaranteed, so
-/// a float result may differ from a serial loop by rounding (about
-/// `n · ε · Σ|xi|`); it is reproducible for a given length. Integers are
-/// exact.
+/// Built-in operators on `f32`, `f64` and integer types run on SIMD lanes
+/// (floats in `wide` vectors, integers in a loop the compiler vectorises
+/// at the kernel's ISA level). **Floating point**: the combination order
+/// is not guaranteed, so a float result may differ from a serial loop by
+/// rounding (about `n · ε · Σ|xi|`); it is reproducible for a given
+/// length. Integers are exact.
 ///
 /// A collective: call it outside `distribute_items!`, on the innermost
 /// group.

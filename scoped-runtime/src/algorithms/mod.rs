@@ -32,9 +32,11 @@
 //!
 //! Scans run in increasing local linear id, and every algorithm keeps the
 //! values of lower ids as the left operand. Reductions and scans with the
-//! built-in operators on `f32`, `f64` and the integer types run on `wide`
-//! SIMD lanes, which combine values in another grouping than a serial
-//! loop: exact for integers (whose arithmetic wraps), but for floats a
+//! built-in operators on `f32`, `f64` and the integer types run on SIMD
+//! lanes (`wide` vectors; integer reductions in a loop the compiler
+//! vectorises at the kernel's ISA level), which combine values in another
+//! grouping than a serial loop: exact for integers (whose arithmetic
+//! wraps), but for floats a
 //! result may differ from a serial loop by rounding, by at most about
 //! `n · ε · Σ|xi|` for `n` values (ε = 2⁻²³ for `f32`, 2⁻⁵² for `f64`).
 //! The order is fixed for a given group size, so results are

@@ -17,8 +17,9 @@ use super::values::group_values;
 /// [`GroupOperator`]: 0 for [`Plus`](super::Plus), `T::MAX` or `+INF` for
 /// [`Minimum`](super::Minimum), …), which leaves the result unchanged.
 ///
-/// Built-in operators on `f32`, `f64` and the integer types run on `wide`
-/// SIMD lanes: within a work group, or within a sub-group's one vector.
+/// Built-in operators on `f32`, `f64` and the integer types run on SIMD
+/// lanes, within a work group or a sub-group: floats in `wide` vectors,
+/// integers in a loop the compiler vectorises at the kernel's ISA level.
 ///
 /// **Floating point.** As OpenCL says for `work_group_reduce`, the order in
 /// which float values are combined is not guaranteed: the SIMD path adds

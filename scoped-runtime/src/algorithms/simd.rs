@@ -4,8 +4,10 @@
 //! A group's values (its private memory, or a joint slice) are one
 //! contiguous slice, so every algorithm is a loop over a slice:
 //!
-//! * [`fold`]: `init op x0 op x1 …`, with four vector accumulators so that
-//!   the adds of consecutive vectors do not wait on each other;
+//! * [`fold`] (floats): `init op x0 op x1 …`, with four vector
+//!   accumulators so that the adds of consecutive vectors do not wait on
+//!   each other; integer folds are the plain loop, [`scalar_fold`], which
+//!   the compiler vectorises at the kernel's level (see `operators.rs`);
 //! * [`scan`]: inclusive scan; each vector is scanned in-register (log2
 //!   lanes shift-and-combine steps), then the running carry from the
 //!   previous vector is combined in;
@@ -171,13 +173,11 @@ pub(crate) fn scalar_scan<T: Copy>(carry: T, src: &[T], dst: &mut [T], op: impl 
 /// commutative `op` with identity `identity`; `vop` is `op` lane-wise.
 ///
 /// Four vector accumulators, so that consecutive adds do not wait on each
-/// other; for floats the order is the same at every level. Integers too:
-/// as the plain loop, which the compiler vectorises at the kernel's level
-/// (256 bits at v3), a group of 128 `i32` became one unrolled tree whose
-/// loads ran from the group's last line to its first, and
-/// `reduce_over_group` read from memory at 1.16–1.35× its peer's time
-/// against 0.86–0.93× with these accumulators (2^24 `i32`, a build
-/// without flags at v3, Intel Xeon); in L2 the plain loop was 4% faster.
+/// other; the order is the same at every level, so floats round the same
+/// way everywhere. Integer folds do not come here: the plain loop is
+/// exact in any order, and the staging copy's in-order touch of a group's
+/// lines (`lowering::prefetch::touch_lines`) took away what made it slow
+/// from memory (its unrolled tree loads the group's lines last to first).
 #[inline(always)]
 pub(crate) fn fold<V: Lanes>(
     init: V::Scalar,
