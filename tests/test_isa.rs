@@ -88,12 +88,8 @@ fn integer_widths(group: WorkGroup<1>, input: &[u32], mut out: ChunkWindow<'_, u
         require_private_mem::<u64>(),
         |a, b, c, d, e| {
             distribute_items!(group, |idx| {
-                let h = mix(input[idx.global_linear_id()]);
-                a[idx] = h as i8;
-                b[idx] = (h >> 8) as u16 | 1;
-                c[idx] = h as i32;
-                d[idx] = (h as i64).wrapping_mul(0x1_0000_0003) - (1 << 40);
-                e[idx] = ((h as u64) << 29) ^ u64::from(h);
+                (a[idx], b[idx], c[idx], d[idx], e[idx]) =
+                    widths(mix(input[idx.global_linear_id()]));
             });
             let sums = [
                 reduce_over_group(group, a, plus()) as u64,
@@ -113,19 +109,15 @@ fn integer_widths(group: WorkGroup<1>, input: &[u32], mut out: ChunkWindow<'_, u
 fn integer_widths_reference(input: &[u32], group_size: usize) -> Vec<u64> {
     let mut out = Vec::new();
     for group in input.chunks(group_size) {
-        let h: Vec<u32> = group.iter().map(|&x| mix(x)).collect();
-        let a = h.iter().map(|&h| h as i8);
-        let d = h
-            .iter()
-            .map(|&h| (h as i64).wrapping_mul(0x1_0000_0003) - (1 << 40));
-        let e = h.iter().map(|&h| ((h as u64) << 29) ^ u64::from(h));
+        let w: Vec<_> = group.iter().map(|&x| widths(mix(x))).collect();
+        let a = w.iter().map(|w| w.0);
+        let d = w.iter().map(|w| w.3);
+        let e = w.iter().map(|w| w.4);
         out.extend([
             a.clone().fold(0i8, i8::wrapping_add) as u64,
             a.max().unwrap() as u64,
-            h.iter()
-                .map(|&h| (h >> 8) as u16 | 1)
-                .fold(1u16, u16::wrapping_mul) as u64,
-            h.iter().map(|&h| h as i32).min().unwrap() as u64,
+            w.iter().map(|w| w.1).fold(1u16, u16::wrapping_mul) as u64,
+            w.iter().map(|w| w.2).min().unwrap() as u64,
             d.clone().min().unwrap() as u64,
             d.fold(0i64, i64::wrapping_add) as u64,
             e.clone().max().unwrap(),
@@ -133,6 +125,18 @@ fn integer_widths_reference(input: &[u32], group_size: usize) -> Vec<u64> {
         ]);
     }
     out
+}
+
+/// An item's values of every width, from its hash `h`.
+#[inline]
+fn widths(h: u32) -> (i8, u16, i32, i64, u64) {
+    (
+        h as i8,
+        (h >> 8) as u16 | 1,
+        h as i32,
+        (h as i64).wrapping_mul(0x1_0000_0003) - (1 << 40),
+        ((h as u64) << 29) ^ u64::from(h),
+    )
 }
 
 #[test]

@@ -138,8 +138,8 @@ operator!(
 /// a kernel's AVX-512 copy): with them, `reduce_over_group` on `i32` took
 /// 1.06× the time of a flat sum in a build without flags at v3 and v4
 /// (medians), against 0.93–1.02× with the plain loop (Intel Xeon,
-/// AVX-512). Float folds keep
-/// `wide`'s fixed lanes, so that they round the same way at every level.
+/// AVX-512). Float folds keep `wide`'s fixed lanes, so that they round the
+/// same way at every level.
 macro_rules! impls {
     (@fold plain $($rest:tt)*) => {};
     (@fold lanes $simd:ty, $vector:ident, |$a:ident, $b:ident| $combine:expr, |$va:ident, $vb:ident| $vcombine:expr) => {
