@@ -4,11 +4,13 @@
 //! processes, so they cannot run back to back in one: the runner
 //! alternates a child of each, several times, and pairs them, every
 //! child's large arrays in the same physical memory where the system has
-//! files of shared memory (`shared_pages.rs`).
+//! files of shared memory (`shared_pages.rs`). Each child measures one
+//! kernel, so the two children of a pair run seconds apart, not minutes:
+//! the host's memory drifts over minutes.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use scoped::Isa;
 
@@ -17,15 +19,24 @@ use crate::measure::{median, median_ratio};
 use crate::results::{BuildPairs, Row};
 use crate::shared_pages::{Pages, SHM_DIR};
 
-/// `pairs` pairs of children of the two builds, each held at its level
-/// if one is given (else dispatching), one after the other, the first
-/// build first in every other pair.
+/// A kernel whose pairs of children took less than this gets more pairs,
+/// up to [`MAX_PAIRS_FACTOR`] times as many: a short kernel's ratio
+/// scatters more between processes, and its pairs cost little.
+pub(crate) const SHORT_KERNEL: Duration = Duration::from_secs(20);
+pub(crate) const MAX_PAIRS_FACTOR: usize = 3;
+
+/// For each of `kernels`, `pairs` pairs (more for a short kernel) of
+/// children of the two builds measuring that kernel, each held at its
+/// level if one is given (else dispatching), one after the other, the
+/// first build first in every other pair. `args` are the children's
+/// arguments but the kernel.
 pub(crate) fn run_pairs(
     first: (&Path, Option<Isa>),
     second: (&Path, Option<Isa>),
     pairs: usize,
     runs: usize,
     args: &[String],
+    kernels: &[&str],
 ) -> Result<BuildPairs, String> {
     // One set of files for every child of these pairs, removed after.
     static CALLS: AtomicUsize = AtomicUsize::new(0);
@@ -33,7 +44,14 @@ pub(crate) fn run_pairs(
         let call = CALLS.fetch_add(1, Ordering::Relaxed);
         format!("{SHM_DIR}/scoped-bench-{}-{call}", std::process::id())
     });
-    let pairs_run = run_pairs_sharing(first, second, pairs, runs, args, prefix.as_deref());
+    let pairs_run = run_pairs_sharing(
+        first,
+        second,
+        (pairs, runs),
+        args,
+        kernels,
+        prefix.as_deref(),
+    );
     if let Some(prefix) = &prefix {
         Pages::remove_files(prefix);
     }
@@ -44,52 +62,58 @@ pub(crate) fn run_pairs(
 fn run_pairs_sharing(
     first: (&Path, Option<Isa>),
     second: (&Path, Option<Isa>),
-    pairs: usize,
-    runs: usize,
+    (pairs, runs): (usize, usize),
     args: &[String],
+    kernels: &[&str],
     prefix: Option<&str>,
 ) -> Result<BuildPairs, String> {
-    // `scoped` against `scoped`: the peers run apart from the kernels
-    // (see `Measurement::round_peers_apart`).
-    let args: Vec<String> = args
-        .iter()
-        .cloned()
-        .chain(["--peers-apart".into()])
-        .collect();
-    let (mut runs_of, mut builds) = (Vec::new(), (None, None));
-    for pair in 0..pairs {
-        eprintln!(
-            "compare: {} against {}, pair {} of {pairs}",
-            first.0.display(),
-            second.0.display(),
-            pair + 1
-        );
-        let order = if pair % 2 == 0 {
-            [true, false]
-        } else {
-            [false, true]
-        };
-        let (mut a, mut b) = (None, None);
-        for is_first in order {
-            let (exe, isa) = if is_first { first } else { second };
-            let child = run_child(exe, isa, &args, prefix)?;
-            if is_first {
-                builds.0 = Some(child.build);
-                a = Some(child.rows);
-            } else {
-                builds.1 = Some(child.build);
-                b = Some(child.rows);
+    let (mut rows, mut builds) = (Vec::new(), (None, None));
+    for kernel in kernels {
+        // `scoped` against `scoped`: the peers run apart from the kernels
+        // (see `Measurement::round_peers_apart`).
+        let args: Vec<String> = args
+            .iter()
+            .cloned()
+            .chain(["--peers-apart", "--kernel", kernel].map(String::from))
+            .collect();
+        let (started, mut runs_of) = (Instant::now(), Vec::new());
+        while runs_of.len() < pairs
+            || (runs_of.len() < pairs * MAX_PAIRS_FACTOR && started.elapsed() < SHORT_KERNEL)
+        {
+            eprintln!(
+                "compare: {kernel}, {} against {}, pair {} (at least {pairs})",
+                first.0.display(),
+                second.0.display(),
+                runs_of.len() + 1
+            );
+            // The first build first in every other pair.
+            let first_first = runs_of.len() % 2 == 0;
+            let (mut a, mut b) = (None, None);
+            for is_first in [first_first, !first_first] {
+                let (exe, isa) = if is_first { first } else { second };
+                let child = run_child(exe, isa, &args, prefix)?;
+                if is_first {
+                    builds.0 = Some(child.build);
+                    a = Some(child.rows);
+                } else {
+                    builds.1 = Some(child.build);
+                    b = Some(child.rows);
+                }
             }
+            runs_of.extend(a.zip(b));
         }
-        runs_of.extend(a.zip(b));
+        rows.extend(compare(&runs_of));
     }
+    // Every kernel at one thread count, then at the next, as in a level's
+    // table.
+    rows.sort_by_key(|r| r.threads);
     Ok(BuildPairs {
-        default: builds.0.expect("a child of the first build ran"),
-        other: builds.1.expect("a child of the second build ran"),
+        default: builds.0.ok_or("no kernel to pair")?,
+        other: builds.1.ok_or("no kernel to pair")?,
         pairs,
         runs,
         shared_pages: prefix.is_some(),
-        rows: compare(&runs_of),
+        rows,
     })
 }
 

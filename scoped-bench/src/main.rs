@@ -170,13 +170,17 @@ fn run(options: &Options) -> Result<(), String> {
             Scale::Full => NATIVE_PAIRS,
         };
         let runs = (options.runs / pairs).max(3);
-        let args = options.child_args(runs);
+        let (args, kernels) = (
+            options.child_args_but_kernels(runs),
+            options.measured_kernels(),
+        );
         native = Some(build_pairs::run_pairs(
             (default_exe, None),
             (native_exe, None),
             pairs,
             runs,
             &args,
+            &kernels,
         )?);
         // What a crate without flags gets on a CPU whose best level is
         // lower than this one's: the default build held at that level,
@@ -192,6 +196,7 @@ fn run(options: &Options) -> Result<(), String> {
                 pairs,
                 runs,
                 &args,
+                &kernels,
             )?);
         }
     }

@@ -8,6 +8,7 @@ use scoped::Isa;
 use time::macros::format_description;
 
 use crate::bandwidth::{bandwidth, Bandwidth, TRIAD_TARGET};
+use crate::build_pairs::{MAX_PAIRS_FACTOR, SHORT_KERNEL};
 use crate::machine::Machine;
 use crate::probe::{Plateau, TOLERANCE};
 use crate::results::{
@@ -327,7 +328,8 @@ fn native_section(s: &mut String, n: &BuildPairs) {
         s,
         "\n## Default build against native\n\n\
          `scoped` built with flags {} (launches ran at level {}) against a build with flags \
-         {} (level {}): {} pairs of child processes, one of each build run one after the \
+         {} (level {}): for each kernel, {} pairs of child processes measuring it ({} for a \
+         kernel whose first pairs took less than {} s), one of each build run one after the \
          other (the default first in every other pair), each child {} rounds, each round's \
          `scoped` runs back to back and its peer runs after them (the default build's peer is \
          compiled for the baseline, and seconds of scalar code right before a kernel slowed \
@@ -339,10 +341,17 @@ fn native_section(s: &mut String, n: &BuildPairs) {
         n.other.flags(),
         n.other.isa,
         n.pairs,
+        pairs_range(n),
+        SHORT_KERNEL.as_secs(),
         n.runs,
         placement(n),
     );
     pairs_table(s, n, "native");
+}
+
+/// How many pairs a short kernel gets: "up to N".
+fn pairs_range(n: &BuildPairs) -> String {
+    format!("up to {}", n.pairs * MAX_PAIRS_FACTOR)
 }
 
 /// Where the pairs' children had their arrays.
@@ -368,12 +377,13 @@ fn below_section(s: &mut String, n: &BuildPairs) {
         "\n## Default build at {isa} against a build for {isa}\n\n\
          What a crate without flags gets on a CPU whose best level is {isa}: `scoped` built \
          with flags {} and held at level {isa} (`{}={isa}`) against a build with flags {}, \
-         paired as above ({} pairs, {} rounds per child). The peer of the default build is \
-         compiled for the baseline, hence peer default/{isa}. {}\n",
+         paired as above ({} pairs per kernel, {} for a short one, {} rounds per child). The \
+         peer of the default build is compiled for the baseline, hence peer default/{isa}. {}\n",
         n.default.flags(),
         scoped::ISA_ENV,
         n.other.flags(),
         n.pairs,
+        pairs_range(n),
         n.runs,
         placement(n),
         isa = n.other.isa,

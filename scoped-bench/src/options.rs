@@ -135,17 +135,33 @@ impl Options {
     /// The arguments of a child that measures the same kernels at the
     /// same sizes and thread counts over `runs` rounds.
     pub(crate) fn child_args(&self, runs: usize) -> Vec<String> {
+        let mut args = self.child_args_but_kernels(runs);
+        for k in &self.kernels {
+            args.extend(["--kernel".to_string(), k.clone()]);
+        }
+        args
+    }
+
+    /// [`Options::child_args`] without the kernels: for children that
+    /// each measure one kernel.
+    pub(crate) fn child_args_but_kernels(&self, runs: usize) -> Vec<String> {
         let mut args = Vec::new();
         if self.scale == Scale::Quick {
             args.push("--quick".to_string());
         }
         let threads: Vec<String> = self.threads.iter().map(usize::to_string).collect();
         args.extend(["--threads".to_string(), threads.join(",")]);
-        for k in &self.kernels {
-            args.extend(["--kernel".to_string(), k.clone()]);
-        }
         args.extend(["--runs".to_string(), runs.to_string()]);
         args
+    }
+
+    /// The names of the kernels to measure: those asked for, or all.
+    pub(crate) fn measured_kernels(&self) -> Vec<&str> {
+        if self.kernels.is_empty() {
+            kernels::all().iter().map(|e| e.name).collect()
+        } else {
+            self.kernels.iter().map(String::as_str).collect()
+        }
     }
 }
 
@@ -203,11 +219,24 @@ mod tests {
         let child = o.child_args(3);
         assert_eq!(
             child.join(" "),
-            "--quick --threads 1,2 --kernel triad --runs 3"
+            "--quick --threads 1,2 --runs 3 --kernel triad"
         );
         let c = parse(child.into_iter().chain(["--child".into()]), v3_cpu).expect("valid");
-        assert_eq!((c.scale, c.runs, c.threads), (o.scale, 3, o.threads));
+        assert_eq!((c.scale, c.runs, &c.threads), (o.scale, 3, &o.threads));
         assert_eq!(c.kernels, o.kernels);
+        assert_eq!(o.measured_kernels(), ["triad"]);
+        assert_eq!(
+            o.child_args_but_kernels(3).join(" "),
+            "--quick --threads 1,2 --runs 3"
+        );
+    }
+
+    #[test]
+    fn without_kernels_asked_for_every_kernel_is_measured() {
+        let o = parse(args("--quick"), v3_cpu).expect("valid");
+        let every: Vec<&str> = crate::kernels::all().iter().map(|e| e.name).collect();
+        assert_eq!(o.measured_kernels(), every);
+        assert!(every.contains(&"jacobi") && every.len() > 5);
     }
 
     #[test]
