@@ -77,9 +77,7 @@ fn run_pairs_sharing(
             .chain(["--peers-apart", "--kernel", kernel].map(String::from))
             .collect();
         let (started, mut runs_of) = (Instant::now(), Vec::new());
-        while runs_of.len() < pairs
-            || (runs_of.len() < pairs * MAX_PAIRS_FACTOR && started.elapsed() < SHORT_KERNEL)
-        {
+        while wants_another_pair(runs_of.len(), pairs, started.elapsed()) {
             eprintln!(
                 "compare: {kernel}, {} against {}, pair {} (at least {pairs})",
                 first.0.display(),
@@ -115,6 +113,13 @@ fn run_pairs_sharing(
         shared_pages: prefix.is_some(),
         rows,
     })
+}
+
+/// Whether a kernel that has had `done` pairs, taking `spent`, gets
+/// another: `pairs` always, up to [`MAX_PAIRS_FACTOR`] times as many while
+/// they take less than [`SHORT_KERNEL`].
+fn wants_another_pair(done: usize, pairs: usize, spent: Duration) -> bool {
+    done < pairs || (done < pairs * MAX_PAIRS_FACTOR && spent < SHORT_KERNEL)
 }
 
 /// One variant at one thread count, over the pairs of children.
@@ -172,7 +177,7 @@ pub(crate) fn compare(pairs: &[(Vec<Row>, Vec<Row>)]) -> Vec<PairRow> {
 mod tests {
     use std::time::Duration;
 
-    use super::compare;
+    use super::{compare, wants_another_pair, SHORT_KERNEL};
     use crate::results::Row;
     use crate::units::Work;
 
@@ -189,6 +194,20 @@ mod tests {
             twin_ratio: None,
             against_first: None,
         }
+    }
+
+    #[test]
+    fn short_kernels_get_up_to_three_times_the_pairs() {
+        let (quick, slow) = (Duration::from_secs(1), SHORT_KERNEL);
+        // A slow kernel: exactly the pairs asked for.
+        assert!(wants_another_pair(4, 5, slow * 10));
+        assert!(!wants_another_pair(5, 5, slow));
+        // A short one: more, up to three times as many.
+        assert!(wants_another_pair(5, 5, quick));
+        assert!(wants_another_pair(14, 5, quick));
+        assert!(!wants_another_pair(15, 5, quick));
+        // Time runs out between the two.
+        assert!(!wants_another_pair(9, 5, slow + quick));
     }
 
     #[test]
