@@ -291,7 +291,7 @@ fn measure(options: &Options) -> Result<Vec<Row>, Vec<String>> {
             }
             eprint!(" {}", round + 1);
             for k in balanced_order(measurements.len(), round) {
-                measurements[k].round(round, &pool, &queue);
+                measurements[k].round(&pool, &queue);
             }
         }
         eprintln!();

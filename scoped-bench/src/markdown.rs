@@ -10,6 +10,7 @@ use time::macros::format_description;
 use crate::bandwidth::{bandwidth, Bandwidth, TRIAD_TARGET};
 use crate::build_pairs::{MAX_PAIRS_FACTOR, SHORT_KERNEL};
 use crate::machine::Machine;
+use crate::measure::{MAX_REPEATS, SHORT_TURN};
 use crate::probe::{Plateau, TOLERANCE};
 use crate::results::{
     AgainstFirst, BuildPairs, Level, Report, Row, LAUNCH_TARGET, SUB_GROUP_PREFIX, TARGET_RATIO,
@@ -42,10 +43,13 @@ pub(crate) fn markdown(report: &Report) -> String {
     let _ = writeln!(
         s,
         "# Benchmarks\n\n\
-         Written by `{command}` ({sizes}, medians of {} rounds, {:.0} s of measuring after \
-         the builds). Method: [scoped-bench/README.md](scoped-bench/README.md); kernels: \
-         `scoped-bench/src/kernels/`.\n",
+         Written by `{command}` ({sizes}, medians of {} rounds, a kernel's turn repeated in \
+         each round after the first until it lasts {} ms, at most {}×; {:.0} s of measuring \
+         after the builds). Method: [scoped-bench/README.md](scoped-bench/README.md); \
+         kernels: `scoped-bench/src/kernels/`.\n",
         report.runs,
+        SHORT_TURN.as_millis(),
+        MAX_REPEATS,
         report.elapsed.as_secs_f64()
     );
     machine(&mut s, report);
@@ -187,7 +191,7 @@ fn kernels(s: &mut String, level: &Level, first: bool) {
     if first {
         let _ = writeln!(
             s,
-            "scoped/peer: median over the rounds of the two times measured back to back; \
+            "scoped/peer: median over the turns of the two times measured back to back; \
              below 1 `scoped` is faster, ✗ above the target of {TARGET_RATIO:.2}. \
              scoped/twin: against the same algorithm written by hand with rayon.\n"
         );
