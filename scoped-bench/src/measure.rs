@@ -320,21 +320,30 @@ mod tests {
         }
     }
 
-    /// The runs of two rounds, one list per round (the checked runs
-    /// before them, both variants and the peer, left out).
-    fn rounds(peers_apart: bool) -> Vec<Vec<String>> {
+    /// The runs `f` makes of a [`Log`] kernel's measurement on one thread,
+    /// after the checked runs (both variants and the peer).
+    fn runs_of(peers_apart: bool, f: impl FnOnce(Measurement, &ThreadPool, &Queue)) -> Vec<String> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
         let queue = Queue::new();
         let mut log = Log(Vec::new());
-        let mut m = Measurement::checked(&mut log, 1, peers_apart, &pool, &queue).unwrap();
-        m.turn(0, &pool, &queue);
-        m.turn(1, &pool, &queue);
-        assert_eq!(m.rows().len(), 2);
-        assert_eq!(log.0.len(), 3 + 2 * 5, "{:?}", log.0);
-        log.0[3..].chunks(5).map(<[String]>::to_vec).collect()
+        let m = Measurement::checked(&mut log, 1, peers_apart, &pool, &queue).unwrap();
+        f(m, &pool, &queue);
+        assert_eq!(log.0[..3], ["s0", "s1", "p"]);
+        log.0.split_off(3)
+    }
+
+    /// The runs of two rounds, one list per round.
+    fn rounds(peers_apart: bool) -> Vec<Vec<String>> {
+        let runs = runs_of(peers_apart, |mut m, pool, queue| {
+            m.turn(0, pool, queue);
+            m.turn(1, pool, queue);
+            assert_eq!(m.rows().len(), 2);
+        });
+        assert_eq!(runs.len(), 2 * 5, "{runs:?}");
+        runs.chunks(5).map(<[String]>::to_vec).collect()
     }
 
     #[test]
@@ -345,20 +354,13 @@ mod tests {
         assert_eq!(repeats_for(SHORT_TURN / 5 + Duration::from_micros(1)), 5);
         assert_eq!(repeats_for(Duration::ZERO), MAX_REPEATS);
         // A kernel that takes no time: its first round is one turn, each
-        // later one the most turns.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let queue = Queue::new();
-        let mut log = Log(Vec::new());
-        let mut m = Measurement::checked(&mut log, 1, false, &pool, &queue).unwrap();
-        m.round(&pool, &queue);
-        m.round(&pool, &queue);
-        assert_eq!(m.turns, 1 + MAX_REPEATS);
-        drop(m);
-        // Three checked runs, then five runs a turn.
-        assert_eq!(log.0.len(), 3 + 5 * (1 + MAX_REPEATS));
+        // later one the most turns, of five runs each.
+        let runs = runs_of(false, |mut m, pool, queue| {
+            m.round(pool, queue);
+            m.round(pool, queue);
+            assert_eq!(m.turns, 1 + MAX_REPEATS);
+        });
+        assert_eq!(runs.len(), 5 * (1 + MAX_REPEATS));
     }
 
     #[test]

@@ -119,7 +119,7 @@ fn parse(
             Scale::Quick | Scale::Test => 5,
         };
     }
-    let names: Vec<&str> = kernels::all().iter().map(|e| e.name).collect();
+    let names = kernels::names();
     for k in &o.kernels {
         if !names.contains(&k.as_str()) {
             return Err(format!(
@@ -158,7 +158,7 @@ impl Options {
     /// The names of the kernels to measure: those asked for, or all.
     pub(crate) fn measured_kernels(&self) -> Vec<&str> {
         if self.kernels.is_empty() {
-            kernels::all().iter().map(|e| e.name).collect()
+            kernels::names()
         } else {
             self.kernels.iter().map(String::as_str).collect()
         }
@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn without_kernels_asked_for_every_kernel_is_measured() {
         let o = parse(args("--quick"), v3_cpu).expect("valid");
-        let every: Vec<&str> = crate::kernels::all().iter().map(|e| e.name).collect();
+        let every = crate::kernels::names();
         assert_eq!(o.measured_kernels(), every);
         assert!(every.contains(&"jacobi") && every.len() > 5);
     }

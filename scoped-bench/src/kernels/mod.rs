@@ -192,6 +192,11 @@ pub(crate) fn all() -> Vec<Entry> {
     ]
 }
 
+/// The names of every kernel of the suite, in table order.
+pub(crate) fn names() -> Vec<&'static str> {
+    all().iter().map(|e| e.name).collect()
+}
+
 /// A deterministic, well-mixed 32-bit value for position `i` (SplitMix64's
 /// finaliser), so that inputs are the same in every run and on every
 /// machine.
