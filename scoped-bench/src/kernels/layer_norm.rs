@@ -33,7 +33,10 @@
 //! scale are per item, read back from memory before each loop and loaded
 //! as whole vectors (as values, the optimiser split them into uneven
 //! pieces): 1.75–1.85× → 1.3–1.4× its peer at v3, 1.5–1.55× → 1.3–1.35×
-//! at v4 (1 and 2 threads, quick size, AMD EPYC). Every loop's windows
+//! at v4 (1 and 2 threads, quick size, AMD EPYC). Its sums are read back
+//! from memory after the loop too: their uses in the xor rounds had split
+//! the 16-lane sum into 8 + 4 + 2 + 2 lanes a step (AVX-512), where the
+//! `reduce_over_group` form had one `vaddps`. Every loop's windows
 //! are then checked once per loop (`WindowPlan`), not a step at a time:
 //! the normalising step went from about 50 instructions per 16 elements
 //! (window checks, the checked copy's bound arithmetic, spilled

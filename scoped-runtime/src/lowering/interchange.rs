@@ -430,8 +430,12 @@ pub fn pair_lane_array<T, const W: usize, const V: usize, const D: usize>(
 /// and it rebuilt each step's vectors from those pieces: layer norm's
 /// butterfly form, a mean per item, ran its variance loop as one 8-lane
 /// vector, two 2- and 4-lane ones and two scalars a step (AVX2), one
-/// `vsubps` per 8 lanes after. `black_box` only hides the values; an
-/// optimiser that ignores it runs the same loop as before.
+/// `vsubps` per 8 lanes after. The lanes a loop changes go through it
+/// too when the loop ends: kept as values, their uses after the loop
+/// (the butterfly's xor rounds) split the loop's 16-lane sum into
+/// 8 + 4 + 2 + 2 lanes (AVX-512), where it is one `vaddps` a step now.
+/// `black_box` only hides the values; an optimiser that ignores it runs
+/// the same loop as before.
 #[inline(always)]
 pub fn held_lanes<T, const W: usize>(lanes: [T; W]) -> [T; W] {
     // A reference to the array alone: `black_box(lanes)` may hand over

@@ -172,6 +172,8 @@ mod tests {
                                 (*ay) += dx * (*xi);
                             }
                         }
+                        let __scoped_lanes_ax = ::scoped::__private::held_lanes(__scoped_lanes_ax);
+                        let __scoped_lanes_ay = ::scoped::__private::held_lanes(__scoped_lanes_ay);
                         let __scoped_values = ::scoped::__private::Rezip::__rezip((
                             __scoped_lanes_xi, __scoped_lanes_yi, __scoped_lanes_ax, __scoped_lanes_ay,
                         ));

@@ -57,9 +57,9 @@
 //!
 //! Inside the loop a binding `x` from before the loop is `(*x)`, a
 //! reference into its lane (`&mut` if the binding is `mut`); the lanes of
-//! a binding the loop only reads are read back from memory before it
-//! (`__private::held_lanes`, same values). The items that do not fill a
-//! chunk run the plain body.
+//! a binding the loop only reads are read back from memory before it,
+//! and those of a binding it changes after it (`__private::held_lanes`,
+//! same values). The items that do not fill a chunk run the plain body.
 //!
 //! The files: [`shape`] (the split around the loop and whether it fits),
 //! [`prefix`] (what the statements before the loop bind),
