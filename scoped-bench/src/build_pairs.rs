@@ -70,7 +70,7 @@ fn run_pairs_sharing(
     let (mut rows, mut builds) = (Vec::new(), (None, None));
     for kernel in kernels {
         // `scoped` against `scoped`: the peers run apart from the kernels
-        // (see `Measurement::round_peers_apart`).
+        // (see `Measurement::turn_peers_apart`).
         let args: Vec<String> = args
             .iter()
             .cloned()

@@ -294,6 +294,9 @@ fn measure(options: &Options) -> Result<Vec<Row>, Vec<String>> {
                 measurements[k].round(&pool, &queue);
             }
         }
+        for m in &mut measurements {
+            m.peers_after(&pool);
+        }
         eprintln!();
         for m in measurements {
             for row in m.rows() {

@@ -335,9 +335,9 @@ fn native_section(s: &mut String, n: &BuildPairs) {
          {} (level {}): for each kernel, {} pairs of child processes measuring it ({} for a \
          kernel whose first pairs took less than {} s), one of each build run one after the \
          other (the default first in every other pair), each child {} rounds, each round's \
-         `scoped` runs back to back and its peer runs after them (the default build's peer is \
-         compiled for the baseline, and seconds of scalar code right before a kernel slowed \
-         the kernel up to 2×, in either build); default/native is the median over the pairs \
+         `scoped` runs back to back, the peer's runs only after the last round (the default \
+         build's peer is compiled for the baseline, and a kernel run after seconds of scalar \
+         code ran up to 2× slow, in either build); default/native is the median over the pairs \
          of the ratio of the two children's median times, and peer default/native the same \
          for the hand-written peer, which has no dispatch. {}\n",
         n.default.flags(),

@@ -73,8 +73,8 @@ pub(crate) struct Measurement<'k> {
     /// Per variant with a twin, `scoped` time / twin time.
     twin_ratios: Vec<Vec<f64>>,
     peer_times: Vec<Duration>,
-    /// Whether rounds run the peer after the `scoped` runs (see
-    /// [`Measurement::round`]).
+    /// Whether the peer runs only after every round (see
+    /// [`Measurement::turn_peers_apart`]).
     peers_apart: bool,
     /// Times each later round runs the kernel's turn, set by the first
     /// round's length (see [`SHORT_TURN`]).
@@ -163,11 +163,11 @@ impl<'k> Measurement<'k> {
     /// peer, in alternating order, so each ratio compares two runs under
     /// the same machine conditions.
     ///
-    /// With `peers_apart`, the peer runs after all of the round's `scoped`
-    /// runs instead (see [`Measurement::round_peers_apart`]).
+    /// With `peers_apart`, only the `scoped` runs (see
+    /// [`Measurement::turn_peers_apart`]).
     fn turn(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
         if self.peers_apart {
-            self.round_peers_apart(round, pool, queue);
+            self.turn_peers_apart(round, pool, queue);
             return;
         }
         let kernel = &mut *self.kernel;
@@ -201,34 +201,43 @@ impl<'k> Measurement<'k> {
         }
     }
 
-    /// A round for a child that compares two builds of `scoped`: an
-    /// untimed run of the first variant, every slot back to back, then as
-    /// many peer runs. Such a comparison takes `scoped` times of two
-    /// processes whose peers differ (a default build's is compiled for the
-    /// baseline), and a peer's seconds of scalar code right before a
-    /// kernel slowed the kernel: matmul 1.3–2× after a scalar loop of
-    /// 0.7 s, in a native build as in the default one (KVM Intel Xeon),
-    /// while run back to back the default build's kernels took the native
-    /// build's time. No twins run.
-    fn round_peers_apart(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
+    /// A turn for a child that compares two builds of `scoped`: an
+    /// untimed run of the first variant, then every slot back to back; the
+    /// peer runs only after the last round ([`Measurement::peers_after`]).
+    /// Such a comparison takes `scoped` times of two processes whose peers
+    /// differ (a default build's is compiled for the baseline), and a
+    /// peer's scalar code before a kernel slowed the kernel: matmul 1.3–2×
+    /// after a scalar loop of 0.7 s, in a native build as in the default
+    /// one; layer norm at 2 threads 1.25–1.35× when its turns alternated
+    /// with the default build's peer, 0.99–1.09× a build for v4 without
+    /// the peer (KVM Intel Xeon). No twins run.
+    fn turn_peers_apart(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
         let kernel = &mut *self.kernel;
         pool.install(|| kernel.run_scoped(queue, 0));
         let variants = self.ratios.len();
-        let slots = balanced_order(self.scoped_times.len(), round);
-        let times: Vec<Duration> = slots
-            .iter()
-            .map(|&slot| {
-                let v = slot_variant(slot, variants);
-                timed(|| pool.install(|| kernel.run_scoped(queue, v)))
-            })
-            .collect();
-        for (slot, scoped) in slots.into_iter().zip(times) {
-            let peer = timed(|| pool.install(|| kernel.run_peer()));
+        for slot in balanced_order(self.scoped_times.len(), round) {
+            let v = slot_variant(slot, variants);
+            let scoped = timed(|| pool.install(|| kernel.run_scoped(queue, v)));
             self.scoped_times[slot].push(scoped);
+        }
+    }
+
+    /// With `peers_apart`, the peer's runs, after every round: an untimed
+    /// one, then one per turn. Each variant's ratio is then its `scoped`
+    /// times against the peer's median. Nothing otherwise.
+    pub(crate) fn peers_after(&mut self, pool: &ThreadPool) {
+        if !self.peers_apart {
+            return;
+        }
+        let kernel = &mut *self.kernel;
+        pool.install(|| kernel.run_peer());
+        for _ in 0..self.turns {
+            let peer = timed(|| pool.install(|| kernel.run_peer()));
             self.peer_times.push(peer);
-            if slot < variants {
-                self.ratios[slot].push(scoped.as_secs_f64() / peer.as_secs_f64());
-            }
+        }
+        let peer = median(&mut self.peer_times).as_secs_f64();
+        for (ratios, times) in self.ratios.iter_mut().zip(&self.scoped_times) {
+            ratios.extend(times.iter().map(|t| t.as_secs_f64() / peer));
         }
     }
 
@@ -335,15 +344,23 @@ mod tests {
         log.0.split_off(3)
     }
 
-    /// The runs of two rounds, one list per round.
-    fn rounds(peers_apart: bool) -> Vec<Vec<String>> {
-        let runs = runs_of(peers_apart, |mut m, pool, queue| {
+    /// The runs of two turns, one list per turn, and those after them.
+    fn turns(peers_apart: bool) -> (Vec<Vec<String>>, Vec<String>) {
+        let per_turn = if peers_apart { 3 } else { 5 };
+        let mut runs = runs_of(peers_apart, |mut m, pool, queue| {
             m.turn(0, pool, queue);
             m.turn(1, pool, queue);
-            assert_eq!(m.rows().len(), 2);
+            m.turns = 2;
+            m.peers_after(pool);
+            let rows = m.rows();
+            assert_eq!(rows.len(), 2);
+            assert!(rows.iter().all(|r| r.ratio.is_finite()));
         });
-        assert_eq!(runs.len(), 2 * 5, "{runs:?}");
-        runs.chunks(5).map(<[String]>::to_vec).collect()
+        let after = runs.split_off(2 * per_turn);
+        (
+            runs.chunks(per_turn).map(<[String]>::to_vec).collect(),
+            after,
+        )
     }
 
     #[test]
@@ -364,23 +381,27 @@ mod tests {
     }
 
     #[test]
-    fn peers_apart_run_after_every_scoped_run_of_the_round() {
-        // An untimed first variant, both variants, two peers.
-        for round in rounds(true) {
-            assert_eq!(round[0], "s0");
-            let mut variants = round[1..3].to_vec();
+    fn peers_apart_run_only_after_every_turn() {
+        // An untimed first variant and both variants a turn; then an
+        // untimed peer and one per turn.
+        let (turns, after) = turns(true);
+        for turn in turns {
+            assert_eq!(turn[0], "s0");
+            let mut variants = turn[1..].to_vec();
             variants.sort();
             assert_eq!(variants, ["s0", "s1"]);
-            assert_eq!(round[3..], ["p", "p"]);
         }
+        assert_eq!(after, ["p", "p", "p"]);
     }
 
     #[test]
     fn otherwise_peers_run_between_scoped_runs() {
-        // An untimed peer, then each variant beside a peer.
-        for round in rounds(false) {
-            assert_eq!(round[0], "p");
-            assert!(round[1..].chunks(2).all(|pair| pair.contains(&"p".into())));
+        // An untimed peer, then each variant beside a peer; nothing after.
+        let (turns, after) = turns(false);
+        for turn in turns {
+            assert_eq!(turn[0], "p");
+            assert!(turn[1..].chunks(2).all(|pair| pair.contains(&"p".into())));
         }
+        assert!(after.is_empty(), "{after:?}");
     }
 }
