@@ -150,8 +150,7 @@ impl<'k> Measurement<'k> {
     pub(crate) fn round(&mut self, pool: &ThreadPool, queue: &Queue) {
         let started = Instant::now();
         for _ in 0..self.repeats.unwrap_or(1) {
-            self.turn(self.turns, pool, queue);
-            self.turns += 1;
+            self.turn(pool, queue);
         }
         self.repeats
             .get_or_insert_with(|| repeats_for(started.elapsed()));
@@ -165,7 +164,9 @@ impl<'k> Measurement<'k> {
     ///
     /// With `peers_apart`, only the `scoped` runs (see
     /// [`Measurement::turn_peers_apart`]).
-    fn turn(&mut self, round: usize, pool: &ThreadPool, queue: &Queue) {
+    fn turn(&mut self, pool: &ThreadPool, queue: &Queue) {
+        let round = self.turns;
+        self.turns += 1;
         if self.peers_apart {
             self.turn_peers_apart(round, pool, queue);
             return;
@@ -348,9 +349,8 @@ mod tests {
     fn turns(peers_apart: bool) -> (Vec<Vec<String>>, Vec<String>) {
         let per_turn = if peers_apart { 3 } else { 5 };
         let mut runs = runs_of(peers_apart, |mut m, pool, queue| {
-            m.turn(0, pool, queue);
-            m.turn(1, pool, queue);
-            m.turns = 2;
+            m.turn(pool, queue);
+            m.turn(pool, queue);
             m.peers_after(pool);
             let rows = m.rows();
             assert_eq!(rows.len(), 2);

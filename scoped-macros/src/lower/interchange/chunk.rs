@@ -165,31 +165,22 @@ impl Shape<'_> {
         let lane_names: Vec<Ident> = self.in_loop.iter().map(|(n, _)| n.clone()).collect();
         Deref { names: &lane_names }.visit_block_mut(&mut body);
         let in_loop: Vec<TokenStream> = in_loop.collect();
-        // The lanes of bindings the loop only reads, read back from
-        // memory before it (`__private::held_lanes`): each step loads them
-        // as whole vectors.
-        let held: Vec<TokenStream> = self
-            .in_loop
-            .iter()
-            .filter(|(_, mutable)| !mutable)
-            .map(|(name, _)| {
-                let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
-                quote!(let #array = ::scoped::__private::held_lanes(#array);)
-            })
-            .collect();
-        // The lanes of bindings the loop changes, written to memory as
-        // whole arrays when it ends and read back for the statements
-        // after it: those statements' uses (the butterfly's xor rounds)
-        // otherwise shaped the loop's vectors.
-        let settled: Vec<TokenStream> = self
-            .in_loop
-            .iter()
-            .filter(|(_, mutable)| *mutable)
-            .map(|(name, _)| {
-                let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
-                quote!(let #array = ::scoped::__private::held_lanes(#array);)
-            })
-            .collect();
+        // The lanes held in memory (`__private::held_lanes`): those of
+        // bindings the loop only reads before it, so that each step loads
+        // them as whole vectors; those of bindings it changes after it, so
+        // that the statements after it (the butterfly's xor rounds) do not
+        // shape the loop's vectors.
+        let held_where = |changed: bool| -> Vec<TokenStream> {
+            self.in_loop
+                .iter()
+                .filter(|(_, mutable)| *mutable == changed)
+                .map(|(name, _)| {
+                    let array = &arrays[stored.iter().position(|(s, _)| s == name).unwrap()];
+                    quote!(let #array = ::scoped::__private::held_lanes(#array);)
+                })
+                .collect()
+        };
+        let (held, settled) = (held_where(false), held_where(true));
         let lanes_over = |body: &Block| {
             let body = &body.stmts;
             let Some(half) = split else {
